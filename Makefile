@@ -1,0 +1,71 @@
+# conftui: `make run` (the main job) and `make test` (everything) are the two commands a newcomer needs.
+# Every target installs what it needs first (`make deps`: Debian and PyPI packages, idempotent).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+SWIFT ?= swift
+VENV := .venv
+PY := $(VENV)/bin/python
+# Debian packages: the C libraries named by the design, plus the real peers and tools the tests drive.
+#   pkg-config    finds the C libraries for SwiftPM
+#   tmux          drives the TUI in end-to-end tests
+#   chromium      the browser peer in interop tests (headless)
+#   ffmpeg        converts the benchmark clips to Y4M
+#   python3-venv  the virtualenv for aiortc (PyPI)
+DEB_PACKAGES := libncursesw5-dev libvpx-dev libopus-dev libasound2-dev libssl-dev libsrtp2-dev \
+	pkg-config tmux chromium ffmpeg python3-venv
+BIN_DEBUG = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
+BIN_RELEASE = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
+
+.PHONY: help deps deb-deps py-deps build release test unit-test interop-test run serve bench fuzz clean
+
+help:
+	@echo "make run    start conftui on its embedded default (installs and builds first)"
+	@echo "make test   every test: unit, property, end-to-end and interop (installs and builds first)"
+	@echo "make bench  benchmarks, printed as tables (release build)"
+	@echo "make deps | build | release | unit-test | interop-test | fuzz | clean"
+
+deps: deb-deps py-deps
+
+# Installs only what is missing, so a second run costs about a second.
+deb-deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+py-deps: $(VENV)/.installed
+
+$(VENV)/.installed: Tests/Interop/requirements.txt
+	@[ -x $(PY) ] || python3 -m venv $(VENV)
+	@$(PY) -m pip install -q --disable-pip-version-check -r Tests/Interop/requirements.txt
+	@touch $@
+
+build: deb-deps
+	$(SWIFT) build
+
+release: deb-deps
+	$(SWIFT) build -c release
+
+unit-test: build
+	$(SWIFT) test
+
+interop-test: deps build
+	CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/Interop
+
+test: deps build
+	$(SWIFT) test
+	CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/Interop
+
+run: deps build
+	$(BIN_DEBUG)/conftui serve
+
+bench: deps release
+	@mkdir -p bench-results
+	$(BIN_RELEASE)/conftui-bench
+
+clean:
+	rm -rf .build bench-results

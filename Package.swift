@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+// conftui: a terminal-native, multi-party WebRTC video conference room.
+// Layout is fixed by the design: ConfTUI (executable), RoomModel, Renderer, Engine, Signaling,
+// plus one system-library target per C library (see docs in README "Module map").
+import PackageDescription
+
+let release: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
+
+let package = Package(
+    name: "conftui",
+    products: [
+        .executable(name: "conftui", targets: ["ConfTUI"]),
+        .executable(name: "conftui-bench", targets: ["Bench"]),
+    ],
+    targets: [
+        // C libraries, each behind a minimal shim header (see Sources/C*/shim.h).
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx"),
+        .systemLibrary(name: "COpus", pkgConfig: "opus"),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa"),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl"),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2"),
+        // No pkgConfig: SwiftPM drops ncursesw's -D flags, so the shim defines them itself.
+        .systemLibrary(name: "CNcurses"),
+
+        .target(name: "Signaling", dependencies: ["COpenSSL"], swiftSettings: release),
+        .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA"], swiftSettings: release),
+        .target(name: "Renderer", swiftSettings: release),
+        .target(name: "RoomModel", swiftSettings: release),
+        .executableTarget(
+            name: "ConfTUI",
+            dependencies: ["Signaling", "Engine", "Renderer", "RoomModel", "CNcurses"],
+            swiftSettings: release),
+        .executableTarget(
+            name: "Bench",
+            dependencies: ["Signaling", "Engine", "Renderer", "RoomModel"],
+            swiftSettings: release),
+
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
+        .testTarget(name: "RoomModelTests", dependencies: ["RoomModel"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

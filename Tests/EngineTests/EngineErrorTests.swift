@@ -1,0 +1,6 @@
+import Testing
+@testable import Engine
+
+@Test func malformedErrorNamesTheParser() {
+    #expect(EngineError.malformed(what: "STUN", reason: "short header").description == "malformed STUN: short header")
+}
