@@ -1,0 +1,12 @@
+/// A participant's identity in a room: the SkyRTC `socketId` the signaling server assigned
+/// (the local participant's comes from `_peers.you`). RoomModel keeps its own id type so that
+/// it depends on no other module; the call converts at the boundary.
+public struct ParticipantID: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// A short form for labels: the first 8 characters of a UUID-like id.
+    public var short: String { String(rawValue.prefix(8)) }
+    public var description: String { rawValue }
+    public static func < (a: ParticipantID, b: ParticipantID) -> Bool { a.rawValue < b.rawValue }
+}

@@ -1,0 +1,167 @@
+/// The room as a value: participants keyed by socketId, the local one first, then remote peers
+/// in join order. `apply(_:)` is the whole reducer; it never throws and never reads a clock.
+public struct Room: Sendable, Equatable {
+    public private(set) var local: Participant
+    public private(set) var remotes: [ParticipantID: Participant] = [:]
+    public private(set) var roomName: String
+    /// Whether `_peers` has arrived (the local id is the server's, not a placeholder).
+    public private(set) var isJoined = false
+    public private(set) var hasLeft = false
+    private var nextJoinIndex = 1
+
+    /// Speaking hysteresis (why: a level that flickers around one threshold would make the tile
+    /// highlight blink): start at `speakOn`, stop only after `speakHold` seconds below `speakOff`.
+    public static let speakOn = 0.08
+    public static let speakOff = 0.04
+    public static let speakHold = 0.6
+    private var lastLoudAt: [ParticipantID: Double] = [:]
+
+    public init(roomName: String, localName: String? = nil, sourceName: String? = nil) {
+        self.roomName = roomName
+        var me = Participant(id: ParticipantID("local"), isLocal: true, connection: .connecting, joinIndex: 0, name: localName)
+        me.sourceName = sourceName
+        local = me
+    }
+
+    /// Local participant first, then remotes in join order: the grid order.
+    public var gridOrder: [Participant] {
+        [local] + remotes.values.sorted { $0.joinIndex < $1.joinIndex }
+    }
+
+    public func participant(_ id: ParticipantID) -> Participant? {
+        id == local.id ? local : remotes[id]
+    }
+
+    @discardableResult
+    public mutating func apply(_ event: RoomEvent) -> RoomChange {
+        // After leaving, only a new join or the local keys change anything: late events from the
+        // closed call must not bring tiles back.
+        if hasLeft {
+            switch event {
+            case .joined, .local: break
+            default: return .ignored("room left")
+            }
+        }
+        switch event {
+        case .joined(let you, let peers):
+            return join(as: you, peers: peers)
+        case .peerJoined(let id):
+            if id == local.id { return .ignored("new peer \(id) is ourselves") }
+            if remotes[id] != nil { return .ignored("duplicate new peer \(id)") }
+            addRemote(id)
+            return .changed
+        case .peerLeft(let id):
+            guard remotes.removeValue(forKey: id) != nil else { return .ignored("unknown peer \(id) left") }
+            lastLoudAt[id] = nil
+            return .changed
+        case .connectionChanged(let id, let state):
+            return update(id) { $0.connection = state }
+        case .statsUpdated(let id, let stats):
+            return update(id) { $0.stats = stats }
+        case .frameArrived(let id, let at, let width, let height):
+            return update(id) {
+                $0.lastFrameAt = at
+                if width > 0 && height > 0 { $0.videoAspect = Double(width) / Double(height) }
+            }
+        case .audioLevel(let id, let level, let at):
+            let clamped = level.isFinite ? min(max(level, 0), 1) : 0
+            if clamped >= Room.speakOff { lastLoudAt[id] = at }
+            let lastLoud = lastLoudAt[id]
+            return update(id) { p in
+                p.audioLevel = clamped
+                if p.audioMuted && p.isLocal {
+                    p.speaking = false
+                } else if clamped >= Room.speakOn {
+                    p.speaking = true
+                } else if let loud = lastLoud, at - loud < Room.speakHold {
+                    // inside the hold time: keep whatever it was
+                } else {
+                    p.speaking = false
+                }
+            }
+        case .nameChanged(let id, let name):
+            let cleaned = Room.sanitize(name)
+            return update(id) { $0.name = cleaned.isEmpty ? nil : cleaned }
+        case .remoteMediaChanged(let id, let muted, let videoOn):
+            if id == local.id { return .ignored("remote media change for the local participant") }
+            return update(id) {
+                if let m = muted { $0.audioMuted = m }
+                if let v = videoOn { $0.videoOn = v }
+            }
+        case .local(let action):
+            switch action {
+            case .toggleMute:
+                local.audioMuted.toggle()
+                if local.audioMuted { local.speaking = false }
+            case .toggleVideo: local.videoOn.toggle()
+            case .setSource(let name): local.sourceName = name
+            }
+            return .changed
+        case .left:
+            hasLeft = true
+            remotes.removeAll()
+            lastLoudAt.removeAll()
+            local.connection = .closed
+            return .changed
+        }
+    }
+
+    private mutating func join(as you: ParticipantID, peers: [ParticipantID]) -> RoomChange {
+        // A second `_peers` comes after a reconnect: peers not listed any more are gone (no ghosts),
+        // peers still listed keep their tiles and state.
+        let listed = Set(peers)
+        for id in remotes.keys where !listed.contains(id) {
+            remotes[id] = nil
+            lastLoudAt[id] = nil
+        }
+        let old = local
+        local = Participant(id: you, isLocal: true, connection: .connected, joinIndex: 0, name: old.name)
+        local.audioMuted = old.audioMuted
+        local.videoOn = old.videoOn
+        local.sourceName = old.sourceName
+        local.videoAspect = old.videoAspect
+        local.lastFrameAt = old.lastFrameAt
+        isJoined = true
+        hasLeft = false
+        for id in peers where id != you && remotes[id] == nil {
+            addRemote(id)
+        }
+        return .changed
+    }
+
+    private mutating func addRemote(_ id: ParticipantID) {
+        remotes[id] = Participant(id: id, isLocal: false, connection: .new, joinIndex: nextJoinIndex)
+        nextJoinIndex += 1
+    }
+
+    private mutating func update(_ id: ParticipantID, _ change: (inout Participant) -> Void) -> RoomChange {
+        if id == local.id {
+            let before = local
+            change(&local)
+            return local == before ? .ignored("no change") : .changed
+        }
+        guard var p = remotes[id] else { return .ignored("unknown participant \(id)") }
+        let before = p
+        change(&p)
+        remotes[id] = p
+        return p == before ? .ignored("no change") : .changed
+    }
+
+    /// Display names come from other people's clients: keep printable characters only, at most
+    /// 32, so a name can never inject escape sequences into the terminal.
+    public static func sanitize(_ name: String) -> String {
+        let kept = name.unicodeScalars.filter { s in
+            !(s.value < 0x20 || (s.value >= 0x7f && s.value < 0xa0) || s.properties.generalCategory == .format)
+        }
+        return String(String.UnicodeScalarView(kept.prefix(32))).trimmingCharacters(in: " ")
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.first == set { s.removeFirst() }
+        while s.last == set { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,34 @@
+/// Everything that can happen to a room, as the call and the keyboard report it.
+/// Times are seconds on the caller's clock: the model never reads a clock itself.
+public enum RoomEvent: Sendable, Equatable {
+    /// `_peers`: we are in the room as `you`; `peers` were there before us, in join order.
+    case joined(you: ParticipantID, peers: [ParticipantID])
+    /// `_new_peer`: someone joined after us.
+    case peerJoined(ParticipantID)
+    /// `_remove_peer`: someone left (or their socket dropped).
+    case peerLeft(ParticipantID)
+    case connectionChanged(ParticipantID, ConnectionState)
+    case statsUpdated(ParticipantID, MediaStats)
+    case frameArrived(ParticipantID, at: Double, width: Int, height: Int)
+    case audioLevel(ParticipantID, level: Double, at: Double)
+    case nameChanged(ParticipantID, String)
+    /// A remote announced (or the receiver inferred) its mute / video state.
+    case remoteMediaChanged(ParticipantID, audioMuted: Bool?, videoOn: Bool?)
+    case local(LocalAction)
+    /// We left the room: every remote is gone.
+    case left
+}
+
+/// What the person at the keyboard did to their own media.
+public enum LocalAction: Sendable, Equatable {
+    case toggleMute
+    case toggleVideo
+    case setSource(String)
+}
+
+/// The result of applying one event.
+public enum RoomChange: Sendable, Equatable {
+    case changed
+    /// Nothing changed; the reason says why (an unknown id, a duplicate join, ...).
+    case ignored(String)
+}
