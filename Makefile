@@ -53,15 +53,17 @@ release: deb-deps
 unit-test: build
 	$(SWIFT) test
 
+# End-to-end (the binary in tmux) and interop (aiortc, headless Chromium) tests, in pytest.
 interop-test: deps build
-	CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/Interop
+	CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
 
 test: deps build
 	$(SWIFT) test
-	CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/Interop
+	CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
 
+# Until the networked demo lands, the main job is the simulated room: a live grid at once.
 run: deps build
-	$(BIN_DEBUG)/conftui serve
+	$(BIN_DEBUG)/conftui demo --simulate 3
 
 bench: deps release
 	@mkdir -p bench-results

@@ -1,0 +1,113 @@
+import RoomModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The interactive room screen: reads keys, feeds the Room, draws. The same loop serves the
+/// simulated demo and the real call; they differ only in where events come from and what the
+/// keys do to media (`Controls`).
+final class RoomApp {
+    /// What the keys do beyond the Room model (the real call mutes its encoder, etc.).
+    struct Controls {
+        var setMuted: (Bool) -> Void = { _ in }
+        var setVideo: (Bool) -> Void = { _ in }
+        /// Switches to the next video source and returns its name (nil: nothing to switch to).
+        var nextSource: () -> String? = { nil }
+        var leave: () -> Void = {}
+    }
+
+    private(set) var room: Room
+    private let curses = Curses()
+    private let view: RoomView
+    private let controls: Controls
+    private let painter: VideoPainter?
+    private let useColor: Bool
+    private var overlay: Overlay = .none
+    private var notice: (text: String, until: Double)?
+
+    init(room: Room, server: String, controls: Controls, painter: VideoPainter?, useColor: Bool) {
+        self.room = room
+        self.controls = controls
+        self.painter = painter
+        self.useColor = useColor
+        view = RoomView(curses: curses, status: StatusLine(server: server))
+    }
+
+    /// Runs until the user quits or leaves, or a stop signal arrives. Returns the exit status.
+    /// `events(now)` yields what happened since the last call; `now` is seconds since start.
+    func run(events: (Double) -> [RoomEvent]) throws -> Int32 {
+        TerminalGuard.install()
+        curses.start(tickMilliseconds: 33, useColor: useColor)
+        defer { curses.stop() }
+        let start = monotonicSeconds()
+        var lastDraw = -1.0
+        while true {
+            let sig = TerminalGuard.stopRequested.load(ordering: .relaxed)
+            if sig != 0 { return 128 + sig }
+            let now = monotonicSeconds() - start
+            var dirty = false
+            if let key = curses.readKey() {
+                switch handle(KeyBindings.action(for: key, overlay: overlay), now: now) {
+                case .exit(let status): return status
+                case .redraw: dirty = true
+                case .nothing: break
+                }
+            }
+            for event in events(now) where room.apply(event) == .changed { dirty = true }
+            if let n = notice, now >= n.until { notice = nil; dirty = true }
+            // Levels and video move continuously: redraw at least 15 times a second.
+            if dirty || now - lastDraw >= 1.0 / 15 {
+                view.draw(room, overlay: overlay, painter: painter, notice: notice?.text)
+                lastDraw = now
+            }
+        }
+    }
+
+    private enum Outcome { case exit(Int32), redraw, nothing }
+
+    private func handle(_ action: UIAction, now: Double) -> Outcome {
+        switch action {
+        case .none: return .nothing
+        case .toggleMute:
+            room.apply(.local(.toggleMute))
+            controls.setMuted(room.local.audioMuted)
+            say(room.local.audioMuted ? "microphone muted" : "microphone on", now: now)
+        case .toggleVideo:
+            room.apply(.local(.toggleVideo))
+            controls.setVideo(room.local.videoOn)
+            say(room.local.videoOn ? "video on" : "video off", now: now)
+        case .switchCamera:
+            if let name = controls.nextSource() {
+                room.apply(.local(.setSource(name)))
+                say("camera: \(name)", now: now)
+            } else {
+                say("no other video source", now: now)
+            }
+        case .askLeave: overlay = .confirmLeave
+        case .leave:
+            overlay = .none
+            controls.leave()
+            room.apply(.left)
+            return .exit(0)
+        case .quit:
+            controls.leave()
+            return .exit(0)
+        case .toggleHelp: overlay = overlay == .help ? .none : .help
+        case .toggleStats: overlay = overlay == .stats ? .none : .stats
+        case .closeOverlay: overlay = .none
+        case .redraw, .resize:
+            curses.forceFullRepaint()
+            painter?.invalidate()
+        }
+        return .redraw
+    }
+
+    private func say(_ text: String, now: Double) { notice = (text, now + 2.5) }
+}
+
+/// Seconds from an arbitrary start, never going backwards.
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

@@ -1,0 +1,211 @@
+import RoomModel
+
+/// Draws video into tile rectangles behind curses' back (see `VideoPainter`).
+protocol VideoPainter: AnyObject {
+    /// Whether there is a frame to show for this participant right now.
+    func hasVideo(for id: ParticipantID) -> Bool
+    /// Queues the participant's latest frame for `rect`; written by `flush()` after curses' refresh.
+    func paint(_ id: ParticipantID, in rect: CellRect)
+    /// Writes what `paint` queued. Called after curses has flushed its own output.
+    func flush()
+    /// Forget what the terminal shows: the next paint redraws every cell.
+    func invalidate()
+}
+
+/// Draws the whole screen for a room: the grid (or list), labels, placeholders, the status bar
+/// and any overlay. Chrome goes through curses; video through the painter.
+final class RoomView {
+    let curses: Curses
+    let status: StatusLine
+    private var lastLayout: GridLayout?
+    private var lastOverlay: Overlay = .none
+
+    init(curses: Curses, status: StatusLine) {
+        self.curses = curses
+        self.status = status
+    }
+
+    /// One frame of the UI. `painter` may be nil (no video support, e.g. monochrome tests).
+    func draw(_ room: Room, overlay: Overlay, painter: VideoPainter?, notice: String?) {
+        let (cols, rows) = curses.size
+        let area = CellRect(x: 0, y: 0, width: cols, height: max(0, rows - 1))
+        let order = room.gridOrder
+        let layout = GridLayout.make(for: order.map(\.id), in: area, aspect: { room.participant($0)?.videoAspect ?? 4.0 / 3.0 })
+        // Raw video cells are invisible to curses: whenever tiles move or an overlay opens or
+        // closes, make curses repaint everything and the painter redraw every cell.
+        if layout != lastLayout || overlay != lastOverlay {
+            curses.forceFullRepaint()
+            painter?.invalidate()
+            lastLayout = layout
+            lastOverlay = overlay
+        }
+        curses.erase()
+        var videoTiles: [(ParticipantID, CellRect)] = []
+        switch layout {
+        case .tiles(let tiles, _):
+            for tile in tiles {
+                guard let p = room.participant(tile.id) else { continue }
+                drawLabel(p, tile: tile)
+                if overlay == .none, p.videoOn, let painter, painter.hasVideo(for: p.id) {
+                    videoTiles.append((p.id, tile.video))
+                } else {
+                    drawPlaceholder(p, in: tile.video)
+                }
+            }
+        case .list(let rowsShown, let hidden):
+            for row in rowsShown {
+                guard let p = room.participant(row.id) else { continue }
+                drawListRow(p, y: row.y, width: cols)
+            }
+            if hidden > 0 { curses.put("+\(hidden) more", x: 1, y: area.maxY - 1, pair: .dim) }
+        }
+        drawStatus(room, y: rows - 1, width: cols, notice: notice)
+        switch overlay {
+        case .none: break
+        case .help: drawHelp(cols: cols, rows: rows)
+        case .stats: drawStats(room, cols: cols, rows: rows)
+        case .confirmLeave: drawBox(["Leave the call?", "", "y  leave      any other key  stay"], cols: cols, rows: rows)
+        }
+        curses.refresh()
+        if let painter {
+            for (id, rect) in videoTiles { painter.paint(id, in: rect) }
+            painter.flush()
+        }
+    }
+
+    // MARK: - pieces
+
+    static func meter(_ level: Double, width: Int) -> String {
+        let filled = Int((min(max(level, 0), 1) * Double(width)).rounded())
+        return String(repeating: "█", count: filled) + String(repeating: "·", count: max(0, width - filled))
+    }
+
+    static func flags(_ p: Participant) -> String {
+        var f: [String] = []
+        if p.audioMuted { f.append("muted") }
+        if !p.videoOn { f.append("video off") }
+        return f.joined(separator: " ")
+    }
+
+    private func labelText(_ p: Participant, width: Int) -> String {
+        let name = p.isLocal ? (p.name.map { "\($0) (you)" } ?? "you") : p.displayName
+        var text = (p.speaking ? "◆ " : "  ") + name
+        if p.isLocal, let src = p.sourceName { text += " [\(src)]" }
+        if !p.isLocal { text += " · \(p.connection.label)" }
+        let f = RoomView.flags(p)
+        if !f.isEmpty { text += " · \(f)" }
+        return text
+    }
+
+    private func drawLabel(_ p: Participant, tile: TileLayout) {
+        let width = tile.frame.width - 1
+        let pair: Curses.Pair = p.speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
+        let meterWidth = width >= 30 ? 6 : 0
+        curses.put(labelText(p, width: width), x: tile.frame.x, y: tile.labelRow, maxWidth: width - meterWidth, pair: pair, bold: p.speaking)
+        if meterWidth > 0 {
+            curses.put(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: meterWidth - 1),
+                       x: tile.frame.x + width - meterWidth + 1, y: tile.labelRow, pair: .meter)
+        }
+    }
+
+    /// What a tile shows without video: a frame with the name, the state and a live audio meter.
+    private func drawPlaceholder(_ p: Participant, in r: CellRect) {
+        guard r.width >= 2, r.height >= 1 else { return }
+        if r.height >= 3 {
+            curses.put("┌" + String(repeating: "─", count: r.width - 2) + "┐", x: r.x, y: r.y, pair: .dim)
+            for y in (r.y + 1)..<(r.maxY - 1) {
+                curses.put("│", x: r.x, y: y, pair: .dim)
+                curses.put("│", x: r.maxX - 1, y: y, pair: .dim)
+            }
+            curses.put("└" + String(repeating: "─", count: r.width - 2) + "┘", x: r.x, y: r.maxY - 1, pair: .dim)
+        }
+        let why: String
+        if !p.videoOn { why = "video off" }
+        else if p.isLocal { why = "starting video" }
+        else { why = p.connection == .connected ? "waiting for video" : p.connection.label }
+        var lines = [p.isLocal ? (p.name ?? "you") : p.displayName, why]
+        if p.audioMuted { lines.append("muted") }
+        let meterWidth = min(12, max(0, r.width - 4))
+        if meterWidth > 0 { lines.append(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: meterWidth)) }
+        let top = r.y + max(0, (r.height - lines.count) / 2)
+        for (i, line) in lines.enumerated() where top + i < r.maxY - (r.height >= 3 ? 1 : 0) && top + i >= r.y + (r.height >= 3 ? 1 : 0) {
+            let w = line.unicodeScalars.count
+            curses.put(line, x: r.x + max(1, (r.width - w) / 2), y: top + i, maxWidth: r.width - 2,
+                       pair: i == lines.count - 1 && meterWidth > 0 ? .meter : .label, bold: i == 0)
+        }
+    }
+
+    private func drawListRow(_ p: Participant, y: Int, width: Int) {
+        let pair: Curses.Pair = p.speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
+        curses.put(labelText(p, width: width), x: 0, y: y, maxWidth: max(0, width - 8), pair: pair)
+        if width >= 20 { curses.put(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: 6), x: width - 7, y: y, pair: .meter) }
+    }
+
+    private func drawStatus(_ room: Room, y: Int, width: Int, notice: String?) {
+        guard y >= 0 else { return }
+        curses.fill(x: 0, y: y, width: width, height: 1, pair: .status, reverse: !curses.hasColor)
+        let text = notice.map { " \($0) │" + status.text(for: room) } ?? status.text(for: room)
+        curses.put(text, x: 0, y: y, pair: .status, reverse: !curses.hasColor)
+    }
+
+    private func drawHelp(cols: Int, rows: Int) {
+        var lines = ["conftui keys", ""]
+        for (key, what) in KeyBindings.help {
+            lines.append(key.padding(toLength: 8) + what)
+        }
+        drawBox(lines, cols: cols, rows: rows)
+    }
+
+    private func drawStats(_ room: Room, cols: Int, rows: Int) {
+        var lines = ["call statistics", "",
+                     "name".padding(toLength: 12) + "state".padding(toLength: 13) + "fps".padding(toLength: 6)
+                     + "kbps".padding(toLength: 7) + "rtt".padding(toLength: 7) + "loss".padding(toLength: 7) + "codec"]
+        for p in room.gridOrder {
+            let s = p.stats
+            let rtt = s.rttMs.map { "\(Int($0))ms" } ?? "—"
+            let codec = [s.videoCodec, s.audioCodec].compactMap { $0 }.joined(separator: "+")
+            let name = p.isLocal ? (p.name ?? "you") : p.displayName
+            lines.append(String(name.prefix(11)).padding(toLength: 12)
+                         + (p.isLocal ? "local" : p.connection.label).padding(toLength: 13)
+                         + String(Int(s.fps.rounded())).padding(toLength: 6)
+                         + String(Int(s.kbps.rounded())).padding(toLength: 7)
+                         + rtt.padding(toLength: 7)
+                         + String(format1(s.lossPercent) + "%").padding(toLength: 7)
+                         + (codec.isEmpty ? "—" : codec))
+        }
+        drawBox(lines, cols: cols, rows: rows)
+    }
+
+    private func format1(_ v: Double) -> String {
+        let tenths = Int((v * 10).rounded())
+        return "\(tenths / 10).\(abs(tenths % 10))"
+    }
+
+    /// A centred box with a border, cut to the screen.
+    private func drawBox(_ lines: [String], cols: Int, rows: Int) {
+        let inner = min(cols - 4, (lines.map { $0.unicodeScalars.count }.max() ?? 0))
+        guard inner > 0 else { return }
+        let width = inner + 4
+        let height = min(rows - 1, lines.count + 2)
+        guard height >= 3 else { return }
+        let x = max(0, (cols - width) / 2), y = max(0, (rows - 1 - height) / 2)
+        let mono = !curses.hasColor
+        curses.fill(x: x, y: y, width: width, height: height, pair: .overlay, reverse: mono)
+        curses.put("╭" + String(repeating: "─", count: width - 2) + "╮", x: x, y: y, pair: .overlay, reverse: mono)
+        curses.put("╰" + String(repeating: "─", count: width - 2) + "╯", x: x, y: y + height - 1, pair: .overlay, reverse: mono)
+        for row in (y + 1)..<(y + height - 1) {
+            curses.put("│", x: x, y: row, pair: .overlay, reverse: mono)
+            curses.put("│", x: x + width - 1, y: row, pair: .overlay, reverse: mono)
+        }
+        for (i, line) in lines.prefix(height - 2).enumerated() {
+            curses.put(line, x: x + 2, y: y + 1 + i, maxWidth: inner, pair: .overlay, bold: i == 0, reverse: mono)
+        }
+    }
+}
+
+extension String {
+    func padding(toLength n: Int) -> String {
+        let c = unicodeScalars.count
+        return c >= n ? self : self + String(repeating: " ", count: n - c)
+    }
+}
