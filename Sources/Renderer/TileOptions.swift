@@ -1,0 +1,28 @@
+/// How a tile trades bytes for fidelity. Distances are `RGB.distance` units (8-bit levels).
+public struct TileOptions: Sendable {
+    public var colorMode: ColorMode
+    /// Ordered dithering in the palette modes (see `Palette.dithered256`).
+    public var dither: Bool
+    /// A pixel is repainted at once when the source differs from what the terminal shows by more.
+    public var tolerance: Int
+    /// A smaller difference is repainted (with the pixel's temporal average, which sensor noise
+    /// does not move) once it has lasted `settleFrames` frames in a row.
+    public var settleTolerance: Int
+    public var settleFrames: Int
+    /// In truecolor, a colour this close to the SGR colour already set is drawn with that colour.
+    public var reuseTolerance: Int
+    /// Seconds to repaint the whole tile once, row by row, whatever the screen model says
+    /// (repairs drift from anything written behind the renderer's back); nil turns it off.
+    public var refreshPeriod: Double?
+    /// The most the byte budget may multiply the tolerances by when the link is saturated.
+    public var maxToleranceScale: Double
+
+    public init(colorMode: ColorMode = .truecolor, dither: Bool = false, tolerance: Int = 10,
+                settleTolerance: Int = 3, settleFrames: Int = 6, reuseTolerance: Int = 3,
+                refreshPeriod: Double? = 30, maxToleranceScale: Double = 4) {
+        self.colorMode = colorMode; self.dither = dither; self.tolerance = tolerance
+        self.settleTolerance = settleTolerance; self.settleFrames = settleFrames
+        self.reuseTolerance = reuseTolerance; self.refreshPeriod = refreshPeriod
+        self.maxToleranceScale = maxToleranceScale
+    }
+}
