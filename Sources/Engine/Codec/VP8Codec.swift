@@ -1,0 +1,168 @@
+import CVPX
+
+/// One encoded VP8 frame.
+public struct EncodedVideoFrame: Sendable, Equatable {
+    public var data: [UInt8]
+    public var isKeyframe: Bool
+    /// Capture time of the source frame, seconds.
+    public var timestamp: Double
+}
+
+/// VP8 encoder (libvpx) with real-time settings: no lag, CBR, error resilient (so a receiver can
+/// decode past a lost frame), the fastest speed, one thread. Owned by the video thread.
+public final class VP8Encoder {
+    public private(set) var width: Int
+    public private(set) var height: Int
+    public private(set) var bitrateKbps: Int
+    private let ctx: UnsafeMutablePointer<vpx_codec_ctx_t>
+    private var config = vpx_codec_enc_cfg_t()
+    private let image: UnsafeMutablePointer<vpx_image_t>
+    private var pts: Int64 = 0
+
+    public init(width: Int, height: Int, bitrateKbps: Int = 300, frameRate: Int = 15) throws(EngineError) {
+        guard width >= 16, height >= 16, width % 2 == 0, height % 2 == 0, width <= 4096, height <= 4096 else {
+            throw .invalidArgument("VP8 size \(width)x\(height)")
+        }
+        self.width = width; self.height = height; self.bitrateKbps = bitrateKbps
+        let rc = vpx_codec_enc_config_default(vpx_codec_vp8_cx(), &config, 0)
+        guard rc == VPX_CODEC_OK else { throw .library(name: "vpx", call: "vpx_codec_enc_config_default", code: Int32(rc.rawValue)) }
+        config.g_w = UInt32(width)
+        config.g_h = UInt32(height)
+        config.g_timebase = vpx_rational(num: 1, den: 90_000)   // the RTP video clock (RFC 7741 §4.1)
+        config.rc_target_bitrate = UInt32(bitrateKbps)
+        config.g_lag_in_frames = 0
+        config.rc_end_usage = VPX_CBR
+        config.g_error_resilient = vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT)
+        config.g_threads = 1
+        config.kf_mode = VPX_KF_AUTO
+        config.kf_max_dist = UInt32(frameRate * 10)   // a keyframe at least every 10 s heals any drift
+        config.rc_min_quantizer = 4
+        config.rc_max_quantizer = 56
+        config.rc_undershoot_pct = 95
+        config.rc_overshoot_pct = 15
+        config.rc_buf_sz = 1000
+        config.rc_buf_initial_sz = 500
+        config.rc_buf_optimal_sz = 600
+        ctx = .allocate(capacity: 1)
+        ctx.initialize(to: vpx_codec_ctx_t())
+        let initRC = cvpx_enc_init(ctx, vpx_codec_vp8_cx(), &config, 0)
+        guard initRC == VPX_CODEC_OK else {
+            ctx.deallocate()
+            throw .library(name: "vpx", call: "vpx_codec_enc_init", code: Int32(initRC.rawValue))
+        }
+        _ = vpx_codec_control_VP8E_SET_CPUUSED(ctx, Int32(VP8E_SET_CPUUSED.rawValue), -8)
+        _ = vpx_codec_control_VP8E_SET_STATIC_THRESHOLD(ctx, Int32(VP8E_SET_STATIC_THRESHOLD.rawValue), 1)
+        guard let img = vpx_img_alloc(nil, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 16) else {
+            vpx_codec_destroy(ctx)
+            ctx.deallocate()
+            throw .library(name: "vpx", call: "vpx_img_alloc", code: -1)
+        }
+        image = img
+    }
+
+    deinit {
+        vpx_img_free(image)
+        vpx_codec_destroy(ctx)
+        ctx.deallocate()
+    }
+
+    /// Changes the target bitrate without a keyframe (rate control follows the peer's reports).
+    public func setBitrate(kbps: Int) {
+        let clamped = min(max(kbps, 30), 5_000)
+        guard clamped != bitrateKbps else { return }
+        bitrateKbps = clamped
+        config.rc_target_bitrate = UInt32(clamped)
+        _ = vpx_codec_enc_config_set(ctx, &config)
+    }
+
+    /// Encodes one frame of exactly the encoder's size (scale first); `forceKeyframe` answers a
+    /// PLI/FIR. Returns nil when rate control dropped the frame.
+    public func encode(_ frame: VideoFrame, forceKeyframe: Bool = false) throws(EngineError) -> EncodedVideoFrame? {
+        guard frame.width == width, frame.height == height else {
+            throw .invalidArgument("frame \(frame.width)x\(frame.height) for a \(width)x\(height) encoder")
+        }
+        copy(frame.y, stride: frame.yStride, to: image.pointee.planes.0!, stride: Int(image.pointee.stride.0), w: width, h: height)
+        let cw = (width + 1) / 2, ch = (height + 1) / 2
+        copy(frame.u, stride: frame.uStride, to: image.pointee.planes.1!, stride: Int(image.pointee.stride.1), w: cw, h: ch)
+        copy(frame.v, stride: frame.vStride, to: image.pointee.planes.2!, stride: Int(image.pointee.stride.2), w: cw, h: ch)
+        let flags: vpx_enc_frame_flags_t = forceKeyframe ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0
+        let duration: UInt = 90_000 / 15
+        let rc = vpx_codec_encode(ctx, image, pts, duration, flags, UInt(VPX_DL_REALTIME))
+        pts += Int64(duration)
+        guard rc == VPX_CODEC_OK else { throw .library(name: "vpx", call: "vpx_codec_encode", code: Int32(rc.rawValue)) }
+        var iter: vpx_codec_iter_t? = nil
+        var out: EncodedVideoFrame?
+        while let pkt = vpx_codec_get_cx_data(ctx, &iter) {
+            guard pkt.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
+            let f = pkt.pointee.data.frame
+            let bytes = Array(UnsafeRawBufferPointer(start: f.buf, count: f.sz))
+            out = EncodedVideoFrame(data: bytes, isKeyframe: f.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0,
+                                    timestamp: frame.timestamp)
+        }
+        return out
+    }
+
+    private func copy(_ src: [UInt8], stride: Int, to dst: UnsafeMutablePointer<UInt8>, stride dstStride: Int, w: Int, h: Int) {
+        src.withUnsafeBufferPointer { s in
+            for row in 0..<h {
+                (dst + row * dstStride).update(from: s.baseAddress! + row * stride, count: w)
+            }
+        }
+    }
+}
+
+/// VP8 decoder (libvpx). Owned by the receiving video thread.
+public final class VP8Decoder {
+    private let ctx: UnsafeMutablePointer<vpx_codec_ctx_t>
+
+    public init() throws(EngineError) {
+        ctx = .allocate(capacity: 1)
+        ctx.initialize(to: vpx_codec_ctx_t())
+        let rc = cvpx_dec_init(ctx, vpx_codec_vp8_dx(), nil, 0)
+        guard rc == VPX_CODEC_OK else {
+            ctx.deallocate()
+            throw .library(name: "vpx", call: "vpx_codec_dec_init", code: Int32(rc.rawValue))
+        }
+    }
+
+    deinit {
+        vpx_codec_destroy(ctx)
+        ctx.deallocate()
+    }
+
+    /// RFC 6386 §9.1: bit 0 of the frame tag is 0 for a key frame; a key frame also carries the
+    /// start code 9d 01 2a (§9.1) before its size.
+    public static func isKeyframe(_ data: [UInt8]) -> Bool {
+        data.count >= 10 && data[0] & 1 == 0 && data[3] == 0x9d && data[4] == 0x01 && data[5] == 0x2a
+    }
+
+    /// Decodes one whole frame. A corrupt frame throws (the caller asks for a keyframe) and leaves
+    /// the decoder usable.
+    public func decode(_ data: [UInt8], timestamp: Double) throws(EngineError) -> VideoFrame? {
+        guard !data.isEmpty else { throw .malformed(what: "VP8 frame", reason: "empty") }
+        let rc = data.withUnsafeBufferPointer { vpx_codec_decode(ctx, $0.baseAddress, UInt32($0.count), nil, 0) }
+        guard rc == VPX_CODEC_OK else {
+            throw .malformed(what: "VP8 frame", reason: "vpx_codec_decode returned \(rc.rawValue)")
+        }
+        var iter: vpx_codec_iter_t? = nil
+        var result: VideoFrame?
+        while let img = vpx_codec_get_frame(ctx, &iter) {
+            let w = Int(img.pointee.d_w), h = Int(img.pointee.d_h)
+            let cw = (w + 1) / 2, ch = (h + 1) / 2
+            func plane(_ p: UnsafeMutablePointer<UInt8>?, _ stride: Int32, _ pw: Int, _ ph: Int) -> [UInt8] {
+                var out = [UInt8](repeating: 0, count: pw * ph)
+                guard let p else { return out }
+                out.withUnsafeMutableBufferPointer { o in
+                    for row in 0..<ph { (o.baseAddress! + row * pw).update(from: p + row * Int(stride), count: pw) }
+                }
+                return out
+            }
+            result = try VideoFrame(width: w, height: h,
+                                    y: plane(img.pointee.planes.0, img.pointee.stride.0, w, h),
+                                    u: plane(img.pointee.planes.1, img.pointee.stride.1, cw, ch),
+                                    v: plane(img.pointee.planes.2, img.pointee.stride.2, cw, ch),
+                                    timestamp: timestamp)
+        }
+        return result
+    }
+}

@@ -1,0 +1,141 @@
+import Testing
+@testable import Engine
+
+/// A deterministic clock for sources: starts at `start`, advances `step` per call.
+final class FakeClock: @unchecked Sendable {
+    // Only touched from the one test that owns it (sequential calls), never shared across threads.
+    private var t: Double
+    private let step: Double
+    init(start: Double, step: Double) { t = start; self.step = step }
+    func callAsFunction() -> Double { defer { t += step }; return t }
+}
+
+@Test func theTestCardCarriesItsCounterTimeAndParticipant() throws {
+    let clock = FakeClock(start: 1_700_000_000.25, step: 1.0 / 16)   // exact in binary: no drift
+    let card = try TestCardSource(width: 320, height: 240, participant: 3, clock: { clock() })
+    for expected in 0..<20 as Range<UInt32> {
+        let frame = try #require(try card.nextFrame())
+        let code = try #require(TestCard.decode(frame))
+        #expect(code.counter == expected)
+        #expect(code.participant == 3)
+        let expectedMillis = UInt32(truncatingIfNeeded: Int64(((1_700_000_000.25 + Double(expected) / 16) * 1000).rounded(.down)))
+        #expect(code.captureMillis == expectedMillis)
+    }
+}
+
+@Test func participantsGetDistinctColours() {
+    let colours = (0..<7).map { TestCard.colour(for: UInt8($0)) }
+    for i in 0..<colours.count {
+        for j in (i + 1)..<colours.count {
+            let a = colours[i], b = colours[j]
+            let d = abs(Int(a.0) - Int(b.0)) + abs(Int(a.1) - Int(b.1)) + abs(Int(a.2) - Int(b.2))
+            #expect(d > 40, "participants \(i) and \(j) look alike")
+        }
+    }
+}
+
+@Test func aFrameWithoutTheBandDecodesToNothing() throws {
+    let bars = try ColorBarsSource(width: 320, height: 240)
+    #expect(TestCard.decode(try #require(try bars.nextFrame())) == nil)
+    let grey = try VideoFrame(width: 320, height: 240, y: .init(repeating: 128, count: 320 * 240),
+                              u: .init(repeating: 128, count: 160 * 120), v: .init(repeating: 128, count: 160 * 120), timestamp: 0)
+    #expect(TestCard.decode(grey) == nil)
+}
+
+private func meanPlane(_ p: [UInt8], stride: Int, x: Int, y: Int, w: Int, h: Int) -> Double {
+    var sum = 0
+    for r in y..<(y + h) { for c in x..<(x + w) { sum += Int(p[r * stride + c]) } }
+    return Double(sum) / Double(w * h)
+}
+
+@Test func vp8RoundTripAt150kbpsKeepsTheTestCardReadableAndItsColour() throws {
+    let clock = FakeClock(start: 5_000, step: 1.0 / 15)
+    let card = try TestCardSource(width: 320, height: 240, participant: 1, clock: { clock() })
+    let encoder = try VP8Encoder(width: 320, height: 240, bitrateKbps: 150)
+    let decoder = try VP8Decoder()
+    var readable = 0, total = 0
+    var lastSent: VideoFrame?
+    var lastDecoded: VideoFrame?
+    for _ in 0..<60 {
+        let frame = try #require(try card.nextFrame())
+        guard let encoded = try encoder.encode(frame) else { continue }
+        guard let decoded = try decoder.decode(encoded.data, timestamp: encoded.timestamp) else { continue }
+        total += 1
+        if let code = TestCard.decode(decoded), code == TestCard.decode(frame) { readable += 1 }
+        lastSent = frame
+        lastDecoded = decoded
+    }
+    #expect(total >= 55)
+    #expect(Double(readable) / Double(total) >= 0.95, "\(readable) of \(total) frames readable after VP8 at 150 kbps")
+    // The card's background colour survives (a patch right of the digits, above the band).
+    let sent = try #require(lastSent), got = try #require(lastDecoded)
+    for (plane, stride, x, y, w, h) in [(\VideoFrame.y, 320, 250, 20, 40, 40), (\VideoFrame.u, 160, 125, 10, 20, 20), (\VideoFrame.v, 160, 125, 10, 20, 20)] {
+        let a = meanPlane(sent[keyPath: plane], stride: stride, x: x, y: y, w: w, h: h)
+        let b = meanPlane(got[keyPath: plane], stride: stride, x: x, y: y, w: w, h: h)
+        #expect(abs(a - b) < 8, "plane mean \(a) sent, \(b) decoded")
+    }
+}
+
+@Test func aForcedKeyframeIsAKeyframe() throws {
+    let bars = try ColorBarsSource(width: 320, height: 240)
+    let encoder = try VP8Encoder(width: 320, height: 240)
+    var kinds: [Bool] = []
+    for i in 0..<10 {
+        let frame = try #require(try bars.nextFrame())
+        if let e = try encoder.encode(frame, forceKeyframe: i == 6) {
+            kinds.append(e.isKeyframe)
+            #expect(VP8Decoder.isKeyframe(e.data) == e.isKeyframe, "the payload's frame tag agrees")
+        }
+    }
+    #expect(kinds.first == true, "the first frame is a keyframe")
+    #expect(kinds[1..<6].allSatisfy { !$0 }, "no keyframes until asked")
+    #expect(kinds[6] == true, "the forced frame is a keyframe")
+}
+
+@Test func theDecoderSurvivesGarbage() throws {
+    let decoder = try VP8Decoder()
+    #expect(throws: EngineError.self) { try decoder.decode([], timestamp: 0) }
+    var rng = SeededRandom(seed: 11)
+    for _ in 0..<2_000 {
+        let junk = (0..<Int(rng.next() % 300 + 1)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        _ = try? decoder.decode(junk, timestamp: 0)
+    }
+    // Still decodes a real stream afterwards (from its keyframe).
+    let bars = try ColorBarsSource(width: 160, height: 120)
+    let encoder = try VP8Encoder(width: 160, height: 120)
+    let source = try #require(try bars.nextFrame())
+    let e = try #require(try encoder.encode(source))
+    let f = try #require(try decoder.decode(e.data, timestamp: 1))
+    #expect(f.width == 160 && f.height == 120)
+}
+
+@Test func switchingSourcesKeepsSizeAndMonotonicTimestamps() throws {
+    let clock = FakeClock(start: 100, step: 1.0 / 15)
+    let card = try TestCardSource(width: 640, height: 480, clock: { clock() })
+    let bars = try ColorBarsSource(width: 160, height: 120)     // its own timestamps start at 0
+    let clockSource = try ClockSource(width: 320, height: 240, clock: { 1_700_000_000 })
+    let switcher = try SourceSwitcher(entries: [.init(name: "card", source: card), .init(name: "bars", source: bars),
+                                                .init(name: "clock", source: clockSource)],
+                                      width: 320, height: 240, clock: { clock() })
+    var last = -Double.infinity
+    var names: [String] = []
+    for i in 0..<30 {
+        if i % 10 == 9 { switcher.next() }
+        let f = try switcher.nextFrame()
+        names.append(switcher.currentName)
+        #expect(f.width == 320 && f.height == 240)
+        #expect(f.timestamp > last)
+        last = f.timestamp
+    }
+    #expect(Set(names) == ["card", "bars", "clock"])
+    #expect(switcher.currentName == "card", "three switches cycle back to the first")
+    #expect(switcher.next() == "bars")
+}
+
+@Test func theScalerAveragesAndKeepsFlatColours() throws {
+    let f = try VideoFrame(width: 4, height: 2, y: [0, 100, 200, 250, 0, 100, 200, 250], u: [10, 20], v: [30, 40], timestamp: 0)
+    let half = try I420Scaler.scale(f, width: 2, height: 2)
+    #expect(half.y == [50, 225, 50, 225])
+    let grown = try I420Scaler.scale(f, width: 8, height: 4)
+    #expect(grown.y.prefix(8) == [0, 0, 100, 100, 200, 200, 250, 250])
+}
