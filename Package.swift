@@ -23,9 +23,11 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2"),
         // No pkgConfig: SwiftPM drops ncursesw's -D flags, so the shim defines them itself.
         .systemLibrary(name: "CNcurses"),
+        // Kernel V4L2 header only (linux-libc-dev); nothing to link.
+        .systemLibrary(name: "CV4L2"),
 
         .target(name: "Signaling", dependencies: ["COpenSSL"], swiftSettings: release),
-        .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA"], swiftSettings: release),
+        .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),
         .target(name: "RoomModel", swiftSettings: release),
         .executableTarget(
