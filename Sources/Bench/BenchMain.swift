@@ -20,4 +20,6 @@ struct BenchSuite: Sendable {
 }
 
 /// Every suite, in the order `make bench` runs them.
-let allSuites: [BenchSuite] = []
+let allSuites: [BenchSuite] = [
+    mediaSuite,
+]

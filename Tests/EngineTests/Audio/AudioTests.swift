@@ -125,3 +125,24 @@ struct SeededRandom: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kernel's snd-aloop card, when loaded, gives a real playback → capture path.
+private let aloopLoaded = access("/proc/asound/Loopback", F_OK) == 0
+
+@Test(.enabled(if: aloopLoaded, "snd-aloop is not loaded (no /proc/asound/Loopback; this kernel or container cannot load modules): loopback audio test skipped"))
+func aToneThroughTheALSALoopbackKeepsItsFrequency() throws {
+    let play = try AlsaPCM(device: "plughw:Loopback,0,0", direction: .playback)
+    let capture = try AlsaPCM(device: "plughw:Loopback,1,0", direction: .capture)
+    var tone = ToneSource(frequency: 880, amplitude: 0.4)
+    var got: [Int16] = []
+    for _ in 0..<25 {
+        try play.write(tone.nextFrame())
+        got += try capture.read().samples
+    }
+    let measured = try #require(AudioAnalysis.dominantFrequency(Array(got.suffix(4_800))))
+    #expect(abs(measured - 880) <= 3)
+}
