@@ -1,0 +1,76 @@
+/// Video source names, the same for every `--camera` option:
+/// `auto` (the first camera, else `card`), `card` (the test card), `bars`, `clock`,
+/// `file:PATH.y4m` (looping), `/dev/videoN`.
+public enum SourceCatalog {
+    public static let synthetic = ["card", "bars", "clock"]
+
+    /// What `c` (switch camera) cycles through: cameras first, then the synthetic sources, with
+    /// `initial` (resolved from `auto`) where it falls in that order, or first when it is a file.
+    public static func switchOrder(initial: String, cameras: [String]) -> [String] {
+        var order = cameras + synthetic
+        let resolved = resolve(initial, cameras: cameras)
+        if !order.contains(resolved) { order.insert(resolved, at: 0) }
+        return order
+    }
+
+    /// `auto` → the first camera, else `card`; other names unchanged.
+    public static func resolve(_ name: String, cameras: [String]) -> String {
+        name == "auto" ? (cameras.first ?? "card") : name
+    }
+
+    /// Opens a source by name. `participant` picks the test card's colour.
+    public static func open(_ name: String, width: Int, height: Int, frameRate: Double, participant: UInt8 = 0,
+                            clock: @escaping @Sendable () -> Double) throws(EngineError) -> VideoSource {
+        switch name {
+        case "card":
+            return try TestCardSource(width: width, height: height, frameRate: frameRate, participant: participant, clock: clock)
+        case "bars":
+            return try ColorBarsSource(width: width, height: height, frameRate: frameRate)
+        case "clock":
+            return try ClockSource(width: width, height: height, frameRate: frameRate, clock: clock)
+        case "auto":
+            return try open(resolve(name, cameras: V4L2Camera.list().map(\.path)), width: width, height: height,
+                            frameRate: frameRate, participant: participant, clock: clock)
+        default:
+            if name.hasPrefix("file:") {
+                return try LoopingFileSource(path: String(name.dropFirst(5)))
+            }
+            if name.hasPrefix("/dev/video") {
+                return try V4L2Camera(path: name, width: width, height: height, frameRate: frameRate, clock: clock)
+            }
+            throw .invalidArgument("unknown video source '\(name)': use auto, card, bars, clock, file:PATH.y4m or /dev/videoN")
+        }
+    }
+}
+
+/// A Y4M file played in a loop (the file source of `--camera file:PATH.y4m`), with timestamps
+/// that keep increasing across loops.
+public final class LoopingFileSource: VideoSource {
+    public let path: String
+    private var reader: Y4MReader
+    private var offset = 0.0
+    private var lastInLoop = 0.0
+
+    public init(path: String) throws(EngineError) {
+        self.path = path
+        reader = try Y4MReader(path: path)
+        // An empty file would loop forever without a frame: refuse it up front.
+        guard try Y4MReader(path: path).nextFrame() != nil else {
+            throw .malformed(what: "y4m", reason: "\(path) holds no frame")
+        }
+    }
+
+    public var frameRate: Double { reader.frameRate }
+
+    public func nextFrame() throws(EngineError) -> VideoFrame? {
+        if var frame = try reader.nextFrame() {
+            lastInLoop = frame.timestamp
+            frame.timestamp += offset
+            return frame
+        }
+        // End of the file: start again, one frame interval after the last frame shown.
+        offset += lastInLoop + 1 / reader.frameRate
+        reader = try Y4MReader(path: path)
+        return try reader.nextFrame().map { f in var f = f; lastInLoop = f.timestamp; f.timestamp += offset; return f }
+    }
+}

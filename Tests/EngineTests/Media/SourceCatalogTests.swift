@@ -1,0 +1,42 @@
+import Testing
+@testable import Engine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Test func switchOrderPutsCamerasFirstThenSyntheticSources() {
+    #expect(SourceCatalog.switchOrder(initial: "auto", cameras: []) == ["card", "bars", "clock"])
+    #expect(SourceCatalog.switchOrder(initial: "auto", cameras: ["/dev/video0"]) == ["/dev/video0", "card", "bars", "clock"])
+    #expect(SourceCatalog.switchOrder(initial: "file:/tmp/a.y4m", cameras: []) == ["file:/tmp/a.y4m", "card", "bars", "clock"])
+    #expect(SourceCatalog.resolve("auto", cameras: []) == "card")
+}
+
+@Test func everySyntheticNameOpensAtTheAskedSize() throws {
+    for name in SourceCatalog.synthetic {
+        let s = try SourceCatalog.open(name, width: 160, height: 120, frameRate: 15, clock: { 10 })
+        let f = try #require(try s.nextFrame())
+        #expect(f.width == 160 && f.height == 120, "\(name)")
+    }
+    #expect(throws: EngineError.self) { try SourceCatalog.open("webcam", width: 160, height: 120, frameRate: 15, clock: { 0 }) }
+}
+
+@Test func aFileSourceLoopsWithIncreasingTimestamps() throws {
+    let path = "/tmp/conftui-test-\(getpid()).y4m"
+    var bytes = Array("YUV4MPEG2 W4 H2 F10:1 C420jpeg\n".utf8)
+    for i in 0..<3 { bytes += Array("FRAME\n".utf8) + [UInt8](repeating: UInt8(50 + i), count: 8) + [UInt8](repeating: 128, count: 4) }
+    let f = fopen(path, "wb")!
+    _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+    fclose(f)
+    defer { unlink(path) }
+    let source = try SourceCatalog.open("file:\(path)", width: 4, height: 2, frameRate: 10, clock: { 0 })
+    var last = -1.0
+    var lumas: [UInt8] = []
+    for _ in 0..<7 {
+        let frame = try #require(try source.nextFrame())
+        #expect(frame.timestamp > last)
+        last = frame.timestamp
+        lumas.append(frame.y[0])
+    }
+    #expect(lumas == [50, 51, 52, 50, 51, 52, 50])
+    #expect(abs(last - 0.6) < 1e-9, "seven frames at 10 fps end at 0.6 s")
+}
