@@ -20,4 +20,4 @@ struct BenchSuite: Sendable {
 }
 
 /// Every suite, in the order `make bench` runs them.
-let allSuites: [BenchSuite] = []
+let allSuites: [BenchSuite] = [rendererSuite]
