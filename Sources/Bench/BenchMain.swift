@@ -21,5 +21,6 @@ struct BenchSuite: Sendable {
 
 /// Every suite, in the order `make bench` runs them.
 let allSuites: [BenchSuite] = [
+    rendererSuite,
     mediaSuite,
 ]

@@ -32,7 +32,7 @@ public final class BoxScaler {
         static func == (l: Axis, r: Axis) -> Bool { l.source == r.source && l.output == r.output }
     }
 
-    private var axes: [String: Axis] = [:]
+    private var axes: [Axis] = []
     private var rowSums: [Int32] = []
     private var planeY: [Int32] = []
     private var planeU: [Int32] = []
@@ -41,11 +41,10 @@ public final class BoxScaler {
     public init() {}
 
     private func axis(_ source: Int, _ output: Int) -> Axis {
-        let key = "\(source)>\(output)"
-        if let a = axes[key] { return a }
+        for a in axes where a.source == source && a.output == output { return a }
         let a = Axis(source: source, output: output)
-        if axes.count > 16 { axes.removeAll() }
-        axes[key] = a
+        if axes.count >= 8 { axes.removeFirst() }
+        axes.append(a)
         return a
     }
 

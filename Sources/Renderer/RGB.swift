@@ -15,7 +15,7 @@ public struct RGB: Hashable, Sendable, CustomStringConvertible {
     /// largest chroma-like difference (BT.601 weights). Luma errors are what a viewer sees
     /// first on faces and walls, so they may not exceed the tolerance; hue errors may be twice
     /// as large before they count the same. Cheap enough to run for every pixel of every frame.
-    @inlinable public func distance(to o: RGB) -> Int {
+    @inlinable @inline(__always) public func distance(to o: RGB) -> Int {
         let dr = Int(r) - Int(o.r), dg = Int(g) - Int(o.g), db = Int(b) - Int(o.b)
         let dy = (77 * dr + 150 * dg + 29 * db) >> 8
         let ay = dy < 0 ? -dy : dy

@@ -144,10 +144,11 @@ public final class VideoTile {
                         avg[a] = Int32(x.r) << 4; avg[a + 1] = Int32(x.g) << 4; avg[a + 2] = Int32(x.b) << 4
                         e = x
                     } else {
-                        // Exponential average, weight 1/4: noise shrinks by about 2.6x in a few frames.
-                        avg[a] += (Int32(x.r) << 4 - avg[a]) >> 2
-                        avg[a + 1] += (Int32(x.g) << 4 - avg[a + 1]) >> 2
-                        avg[a + 2] += (Int32(x.b) << 4 - avg[a + 2]) >> 2
+                        // Exponential average, weight 1/8: noise shrinks by about 4x; a step change still settles
+                        // within about 16 frames, and a large one resets it at once (above).
+                        avg[a] += (Int32(x.r) << 4 - avg[a]) >> 3
+                        avg[a + 1] += (Int32(x.g) << 4 - avg[a + 1]) >> 3
+                        avg[a + 2] += (Int32(x.b) << 4 - avg[a + 2]) >> 3
                         e = RGB(UInt8(truncatingIfNeeded: (avg[a] + 8) >> 4), UInt8(truncatingIfNeeded: (avg[a + 1] + 8) >> 4),
                                 UInt8(truncatingIfNeeded: (avg[a + 2] + 8) >> 4))
                     }
@@ -179,9 +180,10 @@ public final class VideoTile {
                     if kt == 0 && kb == 0 && !forced { continue }
                     var top = kt == 1 ? xt : kt == 2 ? et : (et.distance(to: shown[ti]) > settle ? et : shown[ti])
                     var bottom = kb == 1 ? xb : kb == 2 ? eb : (eb.distance(to: shown[bi]) > settle ? eb : shown[bi])
-                    if reuse >= 0 {
-                        // Fewer SGR bytes: a cell whose halves nearly match becomes one colour, and a
-                        // colour near the one already set is drawn with it.
+                    if reuse >= 0 && !forced && (kt == 1 || kb == 1) {
+                        // Fewer SGR bytes where the picture moves: a cell whose halves nearly match
+                        // becomes one colour, and a colour near the one already set is drawn with it.
+                        // Not on full or settling repaints: those set what static areas keep showing.
                         if top.distance(to: bottom) <= reuse {
                             let m = RGB(UInt8((Int(top.r) + Int(bottom.r) + 1) >> 1), UInt8((Int(top.g) + Int(bottom.g) + 1) >> 1),
                                         UInt8((Int(top.b) + Int(bottom.b) + 1) >> 1))
