@@ -3,9 +3,9 @@ import RoomModel
 /// Draws video into tile rectangles behind curses' back (see `VideoPainter`).
 protocol VideoPainter: AnyObject {
     /// Whether there is a frame to show for this participant right now.
-    func hasVideo(for id: ParticipantID) -> Bool
+    func hasVideo(for participant: Participant) -> Bool
     /// Queues the participant's latest frame for `rect`; written by `flush()` after curses' refresh.
-    func paint(_ id: ParticipantID, in rect: CellRect)
+    func paint(_ participant: Participant, in rect: CellRect)
     /// Writes what `paint` queued. Called after curses has flushed its own output.
     func flush()
     /// Forget what the terminal shows: the next paint redraws every cell.
@@ -40,14 +40,14 @@ final class RoomView {
             lastOverlay = overlay
         }
         curses.erase()
-        var videoTiles: [(ParticipantID, CellRect)] = []
+        var videoTiles: [(Participant, CellRect)] = []
         switch layout {
         case .tiles(let tiles, _):
             for tile in tiles {
                 guard let p = room.participant(tile.id) else { continue }
                 drawLabel(p, tile: tile)
-                if overlay == .none, p.videoOn, let painter, painter.hasVideo(for: p.id) {
-                    videoTiles.append((p.id, tile.video))
+                if overlay == .none, p.videoOn, let painter, painter.hasVideo(for: p) {
+                    videoTiles.append((p, tile.video))
                 } else {
                     drawPlaceholder(p, in: tile.video)
                 }
@@ -68,7 +68,7 @@ final class RoomView {
         }
         curses.refresh()
         if let painter {
-            for (id, rect) in videoTiles { painter.paint(id, in: rect) }
+            for (p, rect) in videoTiles { painter.paint(p, in: rect) }
             painter.flush()
         }
     }

@@ -1,0 +1,101 @@
+import Engine
+import Renderer
+import RoomModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Draws participants' video with the Renderer, behind curses' back: curses owns the chrome
+/// (labels, placeholders, status bar, overlays), the Renderer owns the video rectangles and
+/// remembers what the terminal shows there, so only cells that visibly changed are written.
+///
+/// The bytes are wrapped in DECSC/DECRC (ESC 7 / ESC 8): curses keeps its idea of the cursor
+/// position and attributes, and never notices (toolchain-notes §6: without it, the next curses
+/// update lands on the wrong row).
+final class TerminalVideoPainter: VideoPainter {
+    /// The latest frame of a participant, or nil when there is none to show.
+    typealias FrameSource = (Participant) -> VideoFrame?
+
+    private let screen: TerminalScreen
+    private var tiles: [ParticipantID: VideoTile] = [:]
+    private let options: TileOptions
+    private let frames: FrameSource
+    private let clock: () -> Double
+    /// Total bytes written, for the stats overlay and the benchmark of bytes per second.
+    private(set) var bytesWritten = 0
+    private var painted = Set<ParticipantID>()
+
+    init(colorMode: ColorMode, bytesPerSecond: Int = ByteBudget.defaultBytesPerSecond,
+         clock: @escaping () -> Double, frames: @escaping FrameSource) {
+        screen = TerminalScreen(columns: 1, rows: 1, budget: ByteBudget(bytesPerSecond: bytesPerSecond))
+        var o = TileOptions()
+        o.colorMode = colorMode
+        o.dither = colorMode != .truecolor
+        options = o
+        self.frames = frames
+        self.clock = clock
+    }
+
+    func hasVideo(for participant: Participant) -> Bool { frames(participant) != nil }
+
+    func paint(_ participant: Participant, in rect: RoomModel.CellRect) {
+        let id = participant.id
+        let (cols, rows) = terminalSize()
+        if screen.columns != cols || screen.rows != rows {
+            screen.resize(columns: max(1, cols), rows: max(1, rows))
+            discardClear()
+        }
+        guard let frame = frames(participant), let image = try? I420Image(
+            width: frame.width, height: frame.height, y: frame.y, yStride: frame.yStride,
+            u: frame.u, uStride: frame.uStride, v: frame.v, vStride: frame.vStride) else { return }
+        let target = Renderer.CellRect(column: rect.x, row: rect.y, width: rect.width, height: rect.height)
+        let tile: VideoTile
+        if let existing = tiles[id] {
+            tile = existing
+            if tile.rect != target { tile.move(to: target) }
+        } else {
+            tile = VideoTile(rect: target, options: options)
+            tiles[id] = tile
+        }
+        tile.render(.i420(image), now: clock(), on: screen)
+        painted.insert(id)
+    }
+
+    func flush() {
+        // Tiles of participants who left are forgotten (a new tile starts from scratch).
+        for id in tiles.keys where !painted.contains(id) { tiles[id] = nil }
+        painted.removeAll(keepingCapacity: true)
+        let bytes = screen.finishFrame()
+        guard !bytes.isEmpty else { return }
+        var out: [UInt8] = [0x1B, 0x37, 0x1B, 0x5B, 0x30, 0x6D]   // ESC 7 (save cursor and attributes), SGR 0
+        out += bytes
+        out += [0x1B, 0x38]               // ESC 8: restore them
+        bytesWritten += out.count
+        out.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(1, raw.baseAddress! + offset, raw.count - offset)
+                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { break }
+            }
+        }
+    }
+
+    func invalidate() {
+        screen.invalidate()
+        discardClear()
+    }
+
+    /// After `invalidate`/`resize` the screen's next frame starts by clearing the terminal, which
+    /// would wipe curses' chrome. Closing that frame now and dropping its bytes keeps the clear off
+    /// the wire; the tiles still repaint every one of their cells (a new screen generation forces
+    /// them), so nothing is lost.
+    private func discardClear() {
+        _ = screen.finishFrame()
+    }
+
+    private func terminalSize() -> (Int, Int) {
+        var ws = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 { return (Int(ws.ws_col), Int(ws.ws_row)) }
+        return (80, 24)
+    }
+}
