@@ -94,6 +94,7 @@ public final class TerminalScreen {
     /// Shows a half-block cell whose upper pixel is `top` and lower pixel `bottom`. Writes
     /// nothing if the cell already shows exactly that, unless `force` (drift repair).
     public func put(column c: Int, row r: Int, top: TermColor, bottom: TermColor, force: Bool = false) {
+        if clearPending { openFrame() }     // the clear makes every cell known (blank)
         let i = r * columns + c
         if !force && known[i], let p = cells[i].pixels, p.top == top, p.bottom == bottom { return }
         // Candidates: (glyph, foreground needed, background needed); nil means "any".
@@ -126,6 +127,7 @@ public final class TerminalScreen {
     /// Shows a text character (a label) with the given colours.
     public func putText(column c: Int, row r: Int, _ glyph: Unicode.Scalar, foreground fg: TermColor,
                         background bg: TermColor, force: Bool = false) {
+        if clearPending { openFrame() }
         let i = r * columns + c
         let wanted = Cell(glyph: glyph, foreground: fg, background: bg)
         if !force && known[i] && cells[i] == wanted { return }

@@ -109,7 +109,7 @@ public final class VideoTile {
         let (labelFg, labelBg) = Self.labelColors(options.colorMode)
         for (k, s) in labelText.enumerated() {
             let before = screen.pendingByteCount
-            screen.putText(column: rect.column + k, row: rect.row, s, foreground: labelFg, background: labelBg, force: forceAll)
+            screen.putText(column: rect.column + k, row: rect.row, s, foreground: labelFg, background: labelBg)
             if screen.pendingByteCount != before { written += 1 }
         }
         let labelWas = labelCellsShown
@@ -176,11 +176,12 @@ public final class VideoTile {
                     let ti = 2 * r * w + c, bi = ti + w
                     let (kt, xt, et) = decide(ti, c, 2 * r)
                     let (kb, xb, eb) = decide(bi, c, 2 * r + 1)
-                    let forced = forceAll || inRefresh || (r == 0 && c < labelWas)
+                    // Forced writes repair drift; after a reset the screen's own memory decides.
+                    let forced = inRefresh || (r == 0 && c < labelWas)
                     if kt == 0 && kb == 0 && !forced { continue }
                     var top = kt == 1 ? xt : kt == 2 ? et : (et.distance(to: shown[ti]) > settle ? et : shown[ti])
                     var bottom = kb == 1 ? xb : kb == 2 ? eb : (eb.distance(to: shown[bi]) > settle ? eb : shown[bi])
-                    if reuse >= 0 && !forced && (kt == 1 || kb == 1) {
+                    if reuse >= 0 && !forced && !forceAll && (kt == 1 || kb == 1) {
                         // Fewer SGR bytes where the picture moves: a cell whose halves nearly match
                         // becomes one colour, and a colour near the one already set is drawn with it.
                         // Not on full or settling repaints: those set what static areas keep showing.
