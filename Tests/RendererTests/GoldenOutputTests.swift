@@ -7,10 +7,11 @@ import Testing
     static let open = "\u{1B}[?2026h\u{1B}[0m\u{1B}[2J"
     static let close = "\u{1B}[?2026l"
 
-    func firstFrame(_ rows: [[RGB]], mode: ColorMode, columns: Int, cellRows: Int, label: String = "") -> String {
+    func firstFrame(_ rows: [[RGB]], mode: ColorMode, columns: Int, cellRows: Int, label: String = "",
+                    dither: Bool = false) -> String {
         let screen = TerminalScreen(columns: columns, rows: cellRows)
         let tile = VideoTile(rect: CellRect(column: 0, row: 0, width: columns, height: cellRows), label: label,
-                             options: TileOptions(colorMode: mode, refreshPeriod: nil))
+                             options: TileOptions(colorMode: mode, dither: dither, refreshPeriod: nil))
         tile.render(.rgb(TestSupport.picture(rows)), now: 0, on: screen)
         return String(decoding: screen.finishFrame(), as: UTF8.self)
     }
@@ -26,6 +27,15 @@ import Testing
         // Red is cube index 196, blue 21; the 16 theme colours are never used.
         #expect(firstFrame([[red], [blue]], mode: .palette256, columns: 1, cellRows: 1)
                 == Self.open + "\u{1B}[H\u{1B}[38;5;196;48;5;21m\u{2580}\u{1B}[0m" + Self.close)
+    }
+
+    @Test func palette256DitherAlternatesNeighbouringLevels() {
+        // Grey 13 lies between ramp steps 8 (232) and 18 (233), half way; the Bayer thresholds at
+        // (0,0), (1,0), (0,1), (1,1) are 1, 17, 25 and 9 32nds: 233, 232, 232, 233. The second
+        // cell (232 over 233) is a lower half block with the colours already set.
+        #expect(firstFrame([[RGB(13, 13, 13), RGB(13, 13, 13)], [RGB(13, 13, 13), RGB(13, 13, 13)]],
+                           mode: .palette256, columns: 2, cellRows: 1, dither: true)
+                == Self.open + "\u{1B}[H\u{1B}[38;5;233;48;5;232m\u{2580}\u{2584}\u{1B}[0m" + Self.close)
     }
 
     @Test func palette16UsesShortForms() {

@@ -18,7 +18,7 @@ let previewCommand = Command(
         .value("color", "MODE", "truecolor, 256, 16 or mono (default: from COLORTERM, TERM and terminfo)"),
         .value("frames", "N", "stop after N frames (default: the whole file; bars: forever, 300 with --output)"),
         .value("output", "FILE", "write the terminal byte stream to FILE instead of the terminal"),
-        .flag("dither", "ordered dithering in the 256/16-colour modes"),
+        .flag("nearest", "nearest colour instead of ordered dithering in the 256/16-colour modes"),
     ],
     details: """
     keys: q or Ctrl-C quits, Ctrl-L repaints.
@@ -68,7 +68,7 @@ private struct Preview {
         } else {
             mode = ColorMode.detect(environment: Self.environment(), terminfoColors: Self.terminfoColors())
         }
-        dither = args.has("dither")
+        dither = !args.has("nearest")
         if args.value("frames") != nil {
             frameLimit = try args.int("frames", default: 0, range: 1...10_000_000)
         } else {
