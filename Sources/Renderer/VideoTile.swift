@@ -179,8 +179,8 @@ public final class VideoTile {
                     // Forced writes repair drift; after a reset the screen's own memory decides.
                     let forced = inRefresh || (r == 0 && c < labelWas)
                     if kt == 0 && kb == 0 && !forced { continue }
-                    var top = kt == 1 ? xt : kt == 2 ? et : (et.distance(to: shown[ti]) > settle ? et : shown[ti])
-                    var bottom = kb == 1 ? xb : kb == 2 ? eb : (eb.distance(to: shown[bi]) > settle ? eb : shown[bi])
+                    var top = kt == 1 ? xt : et
+                    var bottom = kb == 1 ? xb : eb
                     if reuse >= 0 && !forced && !forceAll && (kt == 1 || kb == 1) {
                         // Fewer SGR bytes where the picture moves: a cell whose halves nearly match
                         // becomes one colour, and a colour near the one already set is drawn with it.
