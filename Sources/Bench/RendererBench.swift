@@ -41,7 +41,7 @@ enum RendererBench {
         var rows: [Row] = []
         print("clips from \(directory)")
         print(pad("clip", 15) + pad("cells", 7) + pad("mode", 11) + lpad("B/frame", 9) + lpad("p95", 8) + lpad("PSNR dB", 9)
-              + lpad("2x2 dB", 8) + lpad("ms/frame", 10) + lpad("ms p50", 8) + " | " + lpad("naive B/f", 10) + lpad("PSNR", 7) + lpad("ms", 7))
+              + lpad("2x2 dB", 8) + lpad("CPU ms/f", 10) + lpad("ms p50", 8) + " | " + lpad("naive B/f", 10) + lpad("PSNR", 7) + lpad("ms", 7))
         for clip in clips {
             let path = "\(directory)/\(clip).y4m"
             guard access(path, R_OK) == 0 else {
@@ -144,9 +144,9 @@ enum RendererBench {
         var nanoseconds: UInt64 = 0
         var perFrame: [UInt64] = []
         for (i, frame) in frames.enumerated() {
-            let t0 = monotonicNanoseconds()
+            let t0 = cpuNanoseconds()
             let bytes = encoder.encode(frame, now: Double(i) / 30)
-            let spent = monotonicNanoseconds() - t0
+            let spent = cpuNanoseconds() - t0
             nanoseconds += spent
             perFrame.append(spent)
             sizes.append(bytes.count)
@@ -250,9 +250,11 @@ enum RendererBench {
         print("wrote \(rows.count) rows to \(path)")
     }
 
-    static func monotonicNanoseconds() -> UInt64 {
+    /// CPU time of this thread: on a shared 2-core machine wall time counts other processes'
+    /// slices too, and the figure wanted is the CPU the renderer costs (as in the README table).
+    static func cpuNanoseconds() -> UInt64 {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
