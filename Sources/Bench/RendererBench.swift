@@ -49,6 +49,7 @@ enum RendererBench {
                 continue
             }
             let frames = try loadFrames(path)
+            if clip == clips[0] { printScalerCost(frames) }
             for (cw, ch) in sizes {
                 let reference = frames.map { referencePixels($0, width: cw, height: ch * 2) }
                 for m in modes {
@@ -183,6 +184,16 @@ enum RendererBench {
                            blurredPSNR: blurredError == 0 ? 99 : 10 * log10(255 * 255 * Double(blurredSamples) / blurredError),
                            ms: Double(nanoseconds) / 1e6 / Double(max(1, frames.count)),
                            msMedian: perFrame.isEmpty ? 0 : Double(perFrame.sorted()[perFrame.count / 2]) / 1e6)
+    }
+
+    /// The scaler alone (I420 to RGB at 128x96 pixels), so its share of the encode time is known.
+    static func printScalerCost(_ frames: [I420Image]) {
+        let scaler = BoxScaler()
+        var out: [UInt8] = []
+        let t0 = cpuNanoseconds()
+        for _ in 0..<3 { for f in frames { scaler.scale(.i420(f), width: 128, height: 96, into: &out) } }
+        let ms = Double(cpuNanoseconds() - t0) / 1e6 / Double(3 * max(1, frames.count))
+        print("box scale + BT.601 to RGB, \(frames.first?.width ?? 0)x\(frames.first?.height ?? 0) -> 128x96: \(fmt(ms, 4)) CPU ms/frame")
     }
 
     // MARK: reference picture
