@@ -105,7 +105,7 @@ public final class VideoTile {
         let quantizer = Quantizer(mode: options.colorMode, dither: options.dither)
 
         // Label text: row 0 of the tile from its first column.
-        let labelText: [Unicode.Scalar] = label.isEmpty ? [] : Array((" " + label + " ").unicodeScalars.prefix(w))
+        let labelText: [Unicode.Scalar] = label.isEmpty ? [] : Array((" " + label + " ").unicodeScalars.map(Self.narrow).prefix(w))
         let (labelFg, labelBg) = Self.labelColors(options.colorMode)
         for (k, s) in labelText.enumerated() {
             let before = screen.pendingByteCount
@@ -208,6 +208,15 @@ public final class VideoTile {
         let bytes = screen.pendingByteCount - before
         screen.budget.spend(bytes)
         return TileFrameReport(dropped: false, bytes: bytes, cellsWritten: written, toleranceScale: toleranceScale)
+    }
+
+    /// One cell per scalar: controls, combining marks and scripts that may be drawn two cells
+    /// wide (from U+1100 on: Hangul, CJK, emoji) would desynchronize the screen model, so they
+    /// show as '?'.
+    static func narrow(_ s: Unicode.Scalar) -> Unicode.Scalar {
+        let v = s.value
+        if v < 0x20 || (v >= 0x7F && v < 0xA0) || (v >= 0x300 && v < 0x370) || v >= 0x1100 { return "?" }
+        return s
     }
 
     /// Label colours: light text on a dark grey plate that reads over any picture.

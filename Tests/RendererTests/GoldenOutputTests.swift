@@ -70,6 +70,13 @@ import Testing
         #expect(firstFrame([[black], [black]], mode: .monochrome, columns: 1, cellRows: 1) == Self.open + Self.close)
     }
 
+    @Test func labelKeepsOneScalarPerCell() {
+        #expect(VideoTile.narrow("a") == "a")
+        #expect(VideoTile.narrow("\u{00E9}") == "\u{00E9}")
+        #expect(VideoTile.narrow("\u{4E2D}") == "?")       // CJK: two cells wide
+        #expect(VideoTile.narrow("\u{1B}") == "?")
+    }
+
     @Test func labelIsDrawnOverTheTopLeftCorner() {
         let out = firstFrame([[red, red, red, red], [red, red, red, red]], mode: .palette256, columns: 4, cellRows: 1, label: "a")
         // " a " on 255/236, then the last cell's video (a space on red, index 196).
