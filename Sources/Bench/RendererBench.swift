@@ -40,8 +40,13 @@ enum RendererBench {
         let directory = getenv("CONFTUI_CLIPS").map { String(cString: $0) } ?? ".build/clips"
         var rows: [Row] = []
         print("clips from \(directory)")
-        print(pad("clip", 15) + pad("cells", 7) + pad("mode", 11) + lpad("B/frame", 9) + lpad("p95", 8) + lpad("PSNR dB", 9)
+        var headerShown = false
+        func header() {
+            if headerShown { return }
+            headerShown = true
+            print(pad("clip", 15) + pad("cells", 7) + pad("mode", 11) + lpad("B/frame", 9) + lpad("p95", 8) + lpad("PSNR dB", 9)
               + lpad("2x2 dB", 8) + lpad("CPU ms/f", 10) + lpad("ms p50", 8) + " | " + lpad("naive B/f", 10) + lpad("PSNR", 7) + lpad("ms", 7))
+        }
         for clip in clips {
             let path = "\(directory)/\(clip).y4m"
             guard access(path, R_OK) == 0 else {
@@ -50,6 +55,7 @@ enum RendererBench {
             }
             let frames = try loadFrames(path)
             if clip == clips[0] { printScalerCost(frames) }
+            header()
             for (cw, ch) in sizes {
                 let reference = frames.map { referencePixels($0, width: cw, height: ch * 2) }
                 for m in modes {
