@@ -179,20 +179,25 @@ public final class VideoTile {
                     // Forced writes repair drift; after a reset the screen's own memory decides.
                     let forced = inRefresh || (r == 0 && c < labelWas)
                     if kt == 0 && kb == 0 && !forced { continue }
-                    var top = kt == 1 ? xt : et
-                    var bottom = kb == 1 ? xb : eb
+                    // What the terminal shows stays within the tolerance of the source: the
+                    // average is used only while it is, and so is any colour substituted below.
+                    var top = kt == 1 || xt.distance(to: et) > tolerance ? xt : et
+                    var bottom = kb == 1 || xb.distance(to: eb) > tolerance ? xb : eb
                     if reuse >= 0 && !forced && !forceAll && (kt == 1 || kb == 1) {
                         // Fewer SGR bytes where the picture moves: a cell whose halves nearly match
                         // becomes one colour, and a colour near the one already set is drawn with it.
                         // Not on full or settling repaints: those set what static areas keep showing.
+                        @inline(__always) func fits(_ c: RGB, _ v: RGB, _ x: RGB) -> Bool {
+                            c.distance(to: v) <= reuse && c.distance(to: x) <= tolerance
+                        }
                         if top.distance(to: bottom) <= reuse {
                             let m = RGB(UInt8((Int(top.r) + Int(bottom.r) + 1) >> 1), UInt8((Int(top.g) + Int(bottom.g) + 1) >> 1),
                                         UInt8((Int(top.b) + Int(bottom.b) + 1) >> 1))
-                            top = m; bottom = m
+                            if m.distance(to: xt) <= tolerance && m.distance(to: xb) <= tolerance { top = m; bottom = m }
                         }
                         let fg = screen.currentForeground?.rgbValue, bg = screen.currentBackground?.rgbValue
-                        if let bg, top.distance(to: bg) <= reuse { top = bg } else if let fg, top.distance(to: fg) <= reuse { top = fg }
-                        if let bg, bottom.distance(to: bg) <= reuse { bottom = bg } else if let fg, bottom.distance(to: fg) <= reuse { bottom = fg }
+                        if let bg, fits(bg, top, xt) { top = bg } else if let fg, fits(fg, top, xt) { top = fg }
+                        if let bg, fits(bg, bottom, xb) { bottom = bg } else if let fg, fits(fg, bottom, xb) { bottom = fg }
                     }
                     shown[ti] = top; shown[bi] = bottom
                     ages[ti] = 0; ages[bi] = 0

@@ -37,6 +37,14 @@ import Testing
         }
     }
 
+    @Test func perceptualDistanceIsSymmetric() {
+        var rng = TestSupport.Rng(seed: 3)
+        for _ in 0..<2000 {
+            let a = RGB(rng.byte(), rng.byte(), rng.byte()), b = RGB(rng.byte(), rng.byte(), rng.byte())
+            #expect(a.distance(to: b) == b.distance(to: a), "\(a) \(b)")
+        }
+    }
+
     @Test func perceptualDistanceWeighsLumaFully() {
         #expect(RGB(100, 100, 100).distance(to: RGB(108, 108, 108)) == 8)
         #expect(RGB(100, 100, 100).distance(to: RGB(100, 100, 100)) == 0)

@@ -91,17 +91,30 @@ import Testing
         }
     }
 
-    @Test func truecolorStaysWithinToleranceOfTheSource() {
-        // One tile filling the screen; after every frame each pixel the terminal shows is within
-        // the tolerance of the source (the budget is large, so it never scales the tolerance).
-        let columns = 16, rows = 6
+    @Test(arguments: [UInt64(11), 12, 13])
+    func truecolorStaysWithinToleranceOfTheSource(seed: UInt64) {
+        // One tile filling the screen; after every frame, resize and repaint, each pixel the
+        // terminal shows is within the tolerance of the source (the budget is large, so it never
+        // scales the tolerance). The source is drawn at the tile's pixel size, so no scaling blurs it.
+        var rng = TestSupport.Rng(seed: seed)
+        var columns = 16, rows = 6
         let screen = TerminalScreen(columns: columns, rows: rows, budget: ByteBudget(bytesPerSecond: 100_000_000))
         var model = TerminalModel(columns: columns, rows: rows)
         let options = TileOptions(colorMode: .truecolor, refreshPeriod: 2)
         let tile = VideoTile(rect: CellRect(column: 0, row: 0, width: columns, height: rows), options: options)
-        var scene = Scene(seed: 99, width: columns, height: rows * 2)
+        var scene = Scene(seed: seed, width: columns, height: rows * 2)
         var worst = 0
-        for frame in 0..<120 {
+        for frame in 0..<150 {
+            switch rng.int(0...24) {
+            case 0:
+                columns = rng.int(4...20); rows = rng.int(2...8)
+                screen.resize(columns: columns, rows: rows); model.resize(columns: columns, rows: rows)
+                tile.move(to: CellRect(column: 0, row: 0, width: columns, height: rows))
+                scene = Scene(seed: rng.next(), width: columns, height: rows * 2)
+            case 1:
+                screen.invalidate()
+            default: break
+            }
             scene.step()
             tile.render(.rgb(scene.image), now: Double(frame) / 30, on: screen)
             model.feed(screen.finishFrame())
