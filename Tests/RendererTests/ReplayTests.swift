@@ -74,6 +74,10 @@ import Testing
                 screen.resize(columns: columns, rows: rows); model.resize(columns: columns, rows: rows)
             case 1:
                 screen.invalidate()
+            case 5:
+                // A curses front draws between frames (moves the cursor, leaves red set) without
+                // touching the video cells: the screen is not told, and must not rely on either.
+                model.feed(Array("\u{1B}[\(rng.int(1...rows));\(rng.int(1...columns))H\u{1B}[31;42m".utf8))
             case 3:
                 tiles[rng.int(0...1)].label = ["", "x", "carol", "d"][rng.int(0...3)]
             case 4:

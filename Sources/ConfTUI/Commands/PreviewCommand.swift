@@ -115,7 +115,7 @@ private struct Preview {
         let (columns, rows) = size ?? (128, 48)
         guard let file = fopen(path, "wb") else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { fclose(file) }
-        let screen = TerminalScreen(columns: columns, rows: rows)
+        let screen = TerminalScreen(columns: columns, rows: rows, exclusive: true)
         let tile = makeTile(columns: columns, rows: rows)
         var count = 0, total = 0
         while frameLimit.map({ count < $0 }) ?? true, let frame = try source.nextFrame() {
@@ -172,7 +172,8 @@ private struct Preview {
             if haveTTYInput { tcsetattr(0, TCSANOW, &saved) }
         }
 
-        let screen = TerminalScreen(columns: columns, rows: rows)
+        // Nothing else writes to the terminal while the preview runs.
+        let screen = TerminalScreen(columns: columns, rows: rows, exclusive: true)
         let tile = makeTile(columns: columns, rows: rows)
         let start = Self.now()
         var count = 0
