@@ -65,9 +65,13 @@ test: deps build
 run: deps build
 	$(BIN_DEBUG)/conftui demo --simulate 3
 
+# The renderer suite reads the benchmark clips as Y4M from .build/clips (converted once from ../shared/bench).
+CLIPS_SRC ?= ../shared/bench
 bench: deps release
 	@mkdir -p bench-results
-	$(BIN_RELEASE)/conftui-bench
+	@if [ -d $(CLIPS_SRC) ]; then sh $(CLIPS_SRC)/to-y4m.sh .build/clips; \
+	else echo "note: $(CLIPS_SRC) not found: the renderer suite needs talkhead/talkhead_noise/testsrc2 .y4m in .build/clips (set CLIPS_SRC=DIR with to-y4m.sh)"; fi
+	CONFTUI_CLIPS=$${CONFTUI_CLIPS:-.build/clips} $(BIN_RELEASE)/conftui-bench
 
 clean:
 	rm -rf .build bench-results

@@ -5,6 +5,7 @@ import Glibc
 /// Every subcommand, in the order `conftui --help` lists them.
 let allCommands: [Command] = [
     demoCommand,
+    previewCommand,
 ]
 
 @main

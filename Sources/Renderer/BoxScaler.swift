@@ -16,16 +16,31 @@ public final class BoxScaler {
         var count: [Int32] = []    // number of source pixels per output pixel
         var offset: [Int32] = []   // start of this output pixel's weights in `weights`
         var weights: [Int32] = []
+        /// When no output pixel needs more than 4 source pixels (up to a 3x downscale, and every
+        /// upscale): 4 taps per output, zero-padded, so the hot loop has no inner branch.
+        var taps4Index: [Int32] = []
+        var taps4Weight: [Int32] = []
 
         init(source: Int, output: Int) {
             self.source = source; self.output = output
+            var maxCount = 0
             for o in 0..<output {
                 let lo = o * source, hi = (o + 1) * source
                 let i0 = lo / output, i1 = (hi - 1) / output
                 first.append(Int32(i0)); count.append(Int32(i1 - i0 + 1)); offset.append(Int32(weights.count))
+                maxCount = max(maxCount, i1 - i0 + 1)
                 for i in i0...i1 {
                     let a = max(lo, i * output), b = min(hi, (i + 1) * output)
                     weights.append(Int32(b - a))
+                }
+            }
+            if maxCount <= 4 {
+                for o in 0..<output {
+                    let n = Int(count[o]), k = Int(offset[o]), i0 = Int(first[o])
+                    for j in 0..<4 {
+                        taps4Index.append(Int32(j < n ? i0 + j : i0))
+                        taps4Weight.append(j < n ? weights[k + j] : 0)
+                    }
                 }
             }
         }
@@ -49,43 +64,67 @@ public final class BoxScaler {
     }
 
     /// Resamples one 8-bit plane into `out` (`ow*oh` values scaled by 16, i.e. 4 fractional bits).
+    ///
+    /// Vertical pass first: it runs over whole source rows with one weight per row, which the
+    /// compiler vectorizes; the horizontal pass then only sees `oh` rows.
     private func resample(_ plane: UnsafeBufferPointer<UInt8>, stride: Int, width: Int, height: Int,
                           ow: Int, oh: Int, into out: inout [Int32]) {
         let ax = axis(width, ow), ay = axis(height, oh)
-        if rowSums.count < height * ow { rowSums = [Int32](repeating: 0, count: height * ow) }
+        if rowSums.count < oh * width { rowSums = [Int32](repeating: 0, count: oh * width) }
         if out.count < ow * oh { out = [Int32](repeating: 0, count: ow * oh) }
-        // Horizontal sums are at most 255*width: Int32 holds them for any width below 8 million.
+        // Column sums are at most 255*height: Int32 holds them for any height below 8 million.
         rowSums.withUnsafeMutableBufferPointer { sums in
-            ax.first.withUnsafeBufferPointer { first in
-            ax.count.withUnsafeBufferPointer { count in
-            ax.offset.withUnsafeBufferPointer { offset in
-            ax.weights.withUnsafeBufferPointer { w in
-                for row in 0..<height {
-                    let src = row * stride, dst = row * ow
-                    for o in 0..<ow {
-                        var s: Int32 = 0
-                        var i = Int(first[o]), k = Int(offset[o])
-                        for _ in 0..<Int(count[o]) { s &+= Int32(plane[src + i]) &* w[k]; i += 1; k += 1 }
-                        sums[dst + o] = s
-                    }
-                }
-            }}}}
-        }
-        // Vertical pass in 64-bit, then one rounded multiply by the reciprocal of width*height.
-        let denominator = Int64(width) * Int64(height)
-        let reciprocal = ((Int64(1) << 40) + denominator / 2) / denominator
-        rowSums.withUnsafeBufferPointer { sums in
-        out.withUnsafeMutableBufferPointer { dst in
             ay.first.withUnsafeBufferPointer { first in
             ay.count.withUnsafeBufferPointer { count in
             ay.offset.withUnsafeBufferPointer { offset in
             ay.weights.withUnsafeBufferPointer { w in
                 for o in 0..<oh {
+                    let acc = UnsafeMutableBufferPointer(rebasing: sums[(o * width)..<((o + 1) * width)])
+                    for x in 0..<width { acc[x] = 0 }
+                    let r0 = Int(first[o]), k0 = Int(offset[o])
+                    for j in 0..<Int(count[o]) {
+                        let weight = w[k0 + j]
+                        let row = UnsafeBufferPointer(rebasing: plane[((r0 + j) * stride)..<((r0 + j) * stride + width)])
+                        for x in 0..<width { acc[x] &+= Int32(row[x]) &* weight }
+                    }
+                }
+            }}}}
+        }
+        // Horizontal pass, then one rounded multiply by the reciprocal of width*height. Sums are at
+        // most 255*width*height, which Int32 holds up to 4K sources; larger ones take the 64-bit loop.
+        let denominator = Int64(width) * Int64(height)
+        let reciprocal = ((Int64(1) << 40) + denominator / 2) / denominator
+        if !ax.taps4Index.isEmpty && denominator * 255 < Int64(Int32.max) {
+            rowSums.withUnsafeBufferPointer { sums in
+            out.withUnsafeMutableBufferPointer { dst in
+            ax.taps4Index.withUnsafeBufferPointer { idx in
+            ax.taps4Weight.withUnsafeBufferPointer { w in
+                for o in 0..<oh {
+                    let row = UnsafeBufferPointer(rebasing: sums[(o * width)..<((o + 1) * width)])
                     let base = o * ow
-                    let r0 = Int(first[o]), n = Int(count[o]), k0 = Int(offset[o])
+                    for x in 0..<ow {
+                        let t = 4 &* x
+                        let s0 = row[Int(idx[t])] &* w[t] &+ row[Int(idx[t &+ 1])] &* w[t &+ 1]
+                        let s1 = row[Int(idx[t &+ 2])] &* w[t &+ 2] &+ row[Int(idx[t &+ 3])] &* w[t &+ 3]
+                        let s = Int64(s0 &+ s1)
+                        dst[base &+ x] = Int32(truncatingIfNeeded: (s &* 16 &* reciprocal &+ (1 << 39)) >> 40)
+                    }
+                }
+            }}}}
+            return
+        }
+        rowSums.withUnsafeBufferPointer { sums in
+        out.withUnsafeMutableBufferPointer { dst in
+            ax.first.withUnsafeBufferPointer { first in
+            ax.count.withUnsafeBufferPointer { count in
+            ax.offset.withUnsafeBufferPointer { offset in
+            ax.weights.withUnsafeBufferPointer { w in
+                for o in 0..<oh {
+                    let src = o * width, base = o * ow
                     for x in 0..<ow {
                         var s: Int64 = 0
-                        for j in 0..<n { s &+= Int64(sums[(r0 + j) * ow + x]) &* Int64(w[k0 + j]) }
+                        var i = src + Int(first[x]), k = Int(offset[x])
+                        for _ in 0..<Int(count[x]) { s &+= Int64(sums[i]) &* Int64(w[k]); i += 1; k += 1 }
                         // value*16, rounded: (s*16/den) with the reciprocal in 40-bit fixed point.
                         dst[base + x] = Int32(truncatingIfNeeded: (s &* 16 &* reciprocal &+ (1 << 39)) >> 40)
                     }

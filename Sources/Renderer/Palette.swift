@@ -32,7 +32,7 @@ public enum Palette {
     }
 
     @inline(__always) static func nearestCubeLevel(_ v: Int) -> Int {
-        v < 48 ? 0 : v < 115 ? 1 : min(5, (v - 15) / 40)
+        v < 48 ? 0 : v < 115 ? 1 : min(5, (v - 35) / 40)
     }
 
     /// The exact nearest (Euclidean RGB, as PSNR measures) of indices 16-255: the cube is a
@@ -42,11 +42,15 @@ public enum Palette {
         let r = Int(c.r), g = Int(c.g), b = Int(c.b)
         let cr = nearestCubeLevel(r), cg = nearestCubeLevel(g), cb = nearestCubeLevel(b)
         let cube = RGB(cubeLevels[cr], cubeLevels[cg], cubeLevels[cb])
-        let mean = (r + g + b + 1) / 3
-        let k = max(0, min(23, (mean - 3) / 10))
-        let gv = UInt8(8 + 10 * k)
-        let grey = RGB(gv, gv, gv)
-        return c.squaredDistance(to: grey) < c.squaredDistance(to: cube) ? UInt8(232 + k) : UInt8(16 + 36 * cr + 6 * cg + cb)
+        // The grey ramp step nearest the exact mean is k or k+1 (integer rounding): try both.
+        let k0 = max(0, min(23, ((r + g + b) / 3 - 8) / 10))
+        var bestGrey = k0, bestGreyD = Int.max
+        for k in k0...min(23, k0 + 1) {
+            let v = UInt8(8 + 10 * k)
+            let d = c.squaredDistance(to: RGB(v, v, v))
+            if d < bestGreyD { bestGreyD = d; bestGrey = k }
+        }
+        return bestGreyD < c.squaredDistance(to: cube) ? UInt8(232 + bestGrey) : UInt8(16 + 36 * cr + 6 * cg + cb)
     }
 
     /// The nearest of the 16 ANSI colours (Euclidean RGB).

@@ -17,7 +17,7 @@ public struct RGB: Hashable, Sendable, CustomStringConvertible {
     /// as large before they count the same. Cheap enough to run for every pixel of every frame.
     @inlinable @inline(__always) public func distance(to o: RGB) -> Int {
         let dr = Int(r) - Int(o.r), dg = Int(g) - Int(o.g), db = Int(b) - Int(o.b)
-        let dy = (77 * dr + 150 * dg + 29 * db) >> 8
+        let dy = (77 * dr + 150 * dg + 29 * db) / 256     // truncates toward zero: symmetric
         let ay = dy < 0 ? -dy : dy
         let cr = dr - dy, cb = db - dy, cg = dg - dy
         var ac = cr < 0 ? -cr : cr

@@ -27,9 +27,15 @@ public final class TerminalScreen {
     private var frameOpen = false
     private var clearPending = true
 
-    public init(columns: Int, rows: Int, budget: ByteBudget = ByteBudget()) {
+    /// Whether only this screen writes to the terminal. If not (the default: a curses front may
+    /// draw labels or menus between frames, and DECSC/DECRC around our frames restores its own
+    /// attributes), each frame starts with the cursor and SGR colours unknown, which costs one
+    /// CUP and one SGR a frame. Cell contents are still trusted; `invalidate()` when they may not be.
+    public var exclusive: Bool
+
+    public init(columns: Int, rows: Int, budget: ByteBudget = ByteBudget(), exclusive: Bool = false) {
         precondition(columns > 0 && rows > 0)
-        self.columns = columns; self.rows = rows; self.budget = budget
+        self.columns = columns; self.rows = rows; self.budget = budget; self.exclusive = exclusive
         cells = Array(repeating: .blank, count: columns * rows)
         known = Array(repeating: false, count: columns * rows)
     }
@@ -79,6 +85,10 @@ public final class TerminalScreen {
     private func openFrame() {
         if frameOpen { return }
         frameOpen = true
+        if !exclusive {
+            cursorRow = -1; cursorColumn = -1
+            foreground = nil; background = nil
+        }
         output.append(contentsOf: Self.syncBegin)
         if clearPending {
             // Reset first: erasing fills with the current background (xterm's BCE).
@@ -94,8 +104,10 @@ public final class TerminalScreen {
     /// Shows a half-block cell whose upper pixel is `top` and lower pixel `bottom`. Writes
     /// nothing if the cell already shows exactly that, unless `force` (drift repair).
     public func put(column c: Int, row r: Int, top: TermColor, bottom: TermColor, force: Bool = false) {
+        if clearPending { openFrame() }     // the clear makes every cell known (blank)
         let i = r * columns + c
         if !force && known[i], let p = cells[i].pixels, p.top == top, p.bottom == bottom { return }
+        openFrame()                         // first, so the choice below sees this frame's SGR state
         // Candidates: (glyph, foreground needed, background needed); nil means "any".
         var bestGlyph = Cell.upperHalf
         var bestFg: TermColor? = top, bestBg: TermColor? = bottom
@@ -114,7 +126,6 @@ public final class TerminalScreen {
             consider(Cell.lowerHalf, bottom, top, 3)
         }
         precondition(bestCost != Int.max, "no glyph can show \(top) over \(bottom)")
-        openFrame()
         moveCursor(row: r, column: c)
         setColors(bestFg, bestBg)
         appendScalar(bestGlyph)
@@ -126,6 +137,7 @@ public final class TerminalScreen {
     /// Shows a text character (a label) with the given colours.
     public func putText(column c: Int, row r: Int, _ glyph: Unicode.Scalar, foreground fg: TermColor,
                         background bg: TermColor, force: Bool = false) {
+        if clearPending { openFrame() }
         let i = r * columns + c
         let wanted = Cell(glyph: glyph, foreground: fg, background: bg)
         if !force && known[i] && cells[i] == wanted { return }

@@ -105,11 +105,11 @@ public final class VideoTile {
         let quantizer = Quantizer(mode: options.colorMode, dither: options.dither)
 
         // Label text: row 0 of the tile from its first column.
-        let labelText: [Unicode.Scalar] = label.isEmpty ? [] : Array((" " + label + " ").unicodeScalars.prefix(w))
+        let labelText: [Unicode.Scalar] = label.isEmpty ? [] : Array((" " + label + " ").unicodeScalars.map(Self.narrow).prefix(w))
         let (labelFg, labelBg) = Self.labelColors(options.colorMode)
         for (k, s) in labelText.enumerated() {
             let before = screen.pendingByteCount
-            screen.putText(column: rect.column + k, row: rect.row, s, foreground: labelFg, background: labelBg, force: forceAll)
+            screen.putText(column: rect.column + k, row: rect.row, s, foreground: labelFg, background: labelBg)
             if screen.pendingByteCount != before { written += 1 }
         }
         let labelWas = labelCellsShown
@@ -176,22 +176,28 @@ public final class VideoTile {
                     let ti = 2 * r * w + c, bi = ti + w
                     let (kt, xt, et) = decide(ti, c, 2 * r)
                     let (kb, xb, eb) = decide(bi, c, 2 * r + 1)
-                    let forced = forceAll || inRefresh || (r == 0 && c < labelWas)
+                    // Forced writes repair drift; after a reset the screen's own memory decides.
+                    let forced = inRefresh || (r == 0 && c < labelWas)
                     if kt == 0 && kb == 0 && !forced { continue }
-                    var top = kt == 1 ? xt : kt == 2 ? et : (et.distance(to: shown[ti]) > settle ? et : shown[ti])
-                    var bottom = kb == 1 ? xb : kb == 2 ? eb : (eb.distance(to: shown[bi]) > settle ? eb : shown[bi])
-                    if reuse >= 0 && !forced && (kt == 1 || kb == 1) {
+                    // What the terminal shows stays within the tolerance of the source: the
+                    // average is used only while it is, and so is any colour substituted below.
+                    var top = kt == 1 || xt.distance(to: et) > tolerance ? xt : et
+                    var bottom = kb == 1 || xb.distance(to: eb) > tolerance ? xb : eb
+                    if reuse >= 0 && !forced && !forceAll && (kt == 1 || kb == 1) {
                         // Fewer SGR bytes where the picture moves: a cell whose halves nearly match
                         // becomes one colour, and a colour near the one already set is drawn with it.
                         // Not on full or settling repaints: those set what static areas keep showing.
+                        @inline(__always) func fits(_ c: RGB, _ v: RGB, _ x: RGB) -> Bool {
+                            c.distance(to: v) <= reuse && c.distance(to: x) <= tolerance
+                        }
                         if top.distance(to: bottom) <= reuse {
                             let m = RGB(UInt8((Int(top.r) + Int(bottom.r) + 1) >> 1), UInt8((Int(top.g) + Int(bottom.g) + 1) >> 1),
                                         UInt8((Int(top.b) + Int(bottom.b) + 1) >> 1))
-                            top = m; bottom = m
+                            if m.distance(to: xt) <= tolerance && m.distance(to: xb) <= tolerance { top = m; bottom = m }
                         }
                         let fg = screen.currentForeground?.rgbValue, bg = screen.currentBackground?.rgbValue
-                        if let bg, top.distance(to: bg) <= reuse { top = bg } else if let fg, top.distance(to: fg) <= reuse { top = fg }
-                        if let bg, bottom.distance(to: bg) <= reuse { bottom = bg } else if let fg, bottom.distance(to: fg) <= reuse { bottom = fg }
+                        if let bg, fits(bg, top, xt) { top = bg } else if let fg, fits(fg, top, xt) { top = fg }
+                        if let bg, fits(bg, bottom, xb) { bottom = bg } else if let fg, fits(fg, bottom, xb) { bottom = fg }
                     }
                     shown[ti] = top; shown[bi] = bottom
                     ages[ti] = 0; ages[bi] = 0
@@ -207,6 +213,15 @@ public final class VideoTile {
         let bytes = screen.pendingByteCount - before
         screen.budget.spend(bytes)
         return TileFrameReport(dropped: false, bytes: bytes, cellsWritten: written, toleranceScale: toleranceScale)
+    }
+
+    /// One cell per scalar: controls, combining marks and scripts that may be drawn two cells
+    /// wide (from U+1100 on: Hangul, CJK, emoji) would desynchronize the screen model, so they
+    /// show as '?'.
+    static func narrow(_ s: Unicode.Scalar) -> Unicode.Scalar {
+        let v = s.value
+        if v < 0x20 || (v >= 0x7F && v < 0xA0) || (v >= 0x300 && v < 0x370) || v >= 0x1100 { return "?" }
+        return s
     }
 
     /// Label colours: light text on a dark grey plate that reads over any picture.
