@@ -34,6 +34,11 @@ def label_line(screen, needle):
 def test_grid_shows_every_tile_with_its_label_three_per_row(demo):
     s = demo(4)
     screen = s.wait_for(lambda sc: all_joined(sc, 4) and sc.count("connected") >= 4, what="4 peers connected")
+    # every tile shows video: half-block cells above each label row
+    lines = screen.splitlines()
+    for name in ["you [", "Linus"]:
+        row = next(i for i, l in enumerate(lines) if name in l)
+        assert any("▀" in l or "▄" in l for l in lines[max(0, row - 6):row]), f"no video above {name}"
     # Own tile first, then join order, three per row: the first label row holds you, Ada, Grace.
     first_row = label_line(screen, "Ada")
     assert "you" in first_row and "Grace" in first_row
@@ -63,11 +68,22 @@ def test_c_changes_the_source_label(demo):
     s.wait_for(lambda sc: "[clock]" in sc, what="clock source")
 
 
+def local_tile(screen):
+    """The local tile's cells: the first third of the columns, above its label row."""
+    lines = screen.splitlines()
+    label_row = next(i for i, l in enumerate(lines) if "you [" in l)
+    width = max(len(l) for l in lines) // 3
+    return "\n".join(l[:width] for l in lines[:label_row])
+
+
 def test_v_turns_the_tile_to_its_placeholder(demo):
     s = demo(2)
-    s.wait_for(lambda sc: "video card" in sc, what="video on")
+    s.wait_for(lambda sc: "video card" in sc and "▀" in local_tile(sc), what="local video drawn in half blocks")
     s.send("v")
-    screen = s.wait_for(lambda sc: "video off" in label_line(sc, "you ["), what="video off in the local label")
+    screen = s.wait_for(lambda sc: "video off" in label_line(sc, "you [") and "▀" not in local_tile(sc),
+                        what="video off: the local tile shows its placeholder")
+    assert "video off" in local_tile(screen), "the placeholder says why there is no video"
+    assert "▀" in screen, "the other tiles still show video"
     assert "│ video off │" in screen.splitlines()[-1], "the status bar says so too"
 
 
@@ -96,11 +112,15 @@ def test_resize_relays_out_the_grid(demo):
     assert label_line(after, "Ada").index("you") < label_line(after, "Ada").index("Ada")
     # A terminal too small for tiles falls back to the list view: one participant per line.
     s.resize(20, 5)
-    small = s.wait_for(lambda sc: "you" in sc and "Ada" in sc and "┌" not in sc, what="list view at 20x5")
+    def list_view(sc):
+        lines = sc.splitlines()
+        rows = [i for i, l in enumerate(lines) if "you" in l or "Ada" in l]
+        return len(rows) >= 2 and "▀" not in sc and not any("you" in l and "Ada" in l for l in lines)
+    small = s.wait_for(list_view, what="list view at 20x5: one participant per line, no video")
     lines = [l for l in small.splitlines() if l.strip()]
     assert len(lines) <= 5
     s.resize(120, 40)
-    s.wait_for(lambda sc: all_joined(sc, 4) and "┌" in sc, what="tiles again")
+    s.wait_for(lambda sc: all_joined(sc, 4) and "Grace" in label_line(sc, "Ada") and "▀" in sc, what="tiles again")
 
 
 @pytest.mark.parametrize("how", ["q", "SIGTERM", "SIGINT", "SIGHUP"])
@@ -115,7 +135,8 @@ def test_every_exit_path_restores_the_terminal(demo, how):
         assert s.wait_exit() == 128 + getattr(signal, how)
     assert s.modes_restored(), "stty -g differs after exit"
     # and the screen is the shell's again (alternate screen left, no tiles)
-    assert "┌" not in s.capture()
+    screen = s.capture()
+    assert "▀" not in screen and "Ada" not in screen
 
 
 def test_a_crash_signal_restores_the_terminal(demo):
@@ -125,3 +146,20 @@ def test_a_crash_signal_restores_the_terminal(demo):
     status = s.wait_exit()
     assert status == 128 + signal.SIGSEGV
     assert s.modes_restored()
+
+
+@pytest.mark.parametrize("term,extra", [("xterm-256color", ""), ("screen-256color", ""), ("linux", ""),
+                                        ("xterm-256color", "--color mono"), ("xterm-256color", "--color truecolor")])
+def test_the_grid_works_on_common_terminals_and_colour_modes(demo, term, extra):
+    s = TmuxSession(f"{conftui_bin()} demo --simulate 2 --static {extra}", 100, 30, env={"TERM": term})
+    try:
+        screen = s.wait_for(lambda sc: all_joined(sc, 2) and "you [" in sc, what=f"grid under TERM={term} {extra}")
+        assert "▀" in screen or "▄" in screen or "█" in screen, "video cells drawn"
+        if "mono" in extra:
+            colours = s.capture(escapes=True)
+            assert "38;2;" not in colours and "38;5;" not in colours, "monochrome sends no colour escapes"
+        s.send("q")
+        assert s.wait_exit() == 0
+        assert s.modes_restored()
+    finally:
+        s.close()
