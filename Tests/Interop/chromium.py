@@ -60,7 +60,7 @@ class CDPConnection:
     """One DevTools WebSocket: numbered commands with replies, and events handed to listeners."""
 
     def __init__(self, url: str, timeout: float = 10.0) -> None:
-        self._ws = connect(url, max_size=None, open_timeout=timeout, ping_interval=None, close_timeout=2)
+        self._ws = connect(url, max_size=None, open_timeout=timeout, ping_interval=None, close_timeout=2, legacy=True)
         self._ids = itertools.count(1)
         self._pending: dict[int, concurrent.futures.Future] = {}
         self._lock = threading.Lock()

@@ -1,0 +1,184 @@
+"""Real browsers in one room: headless Chromium pages load the served page and must see and hear each other.
+
+Each page is a tab of one headless Chromium with the fake camera and microphone; signaling goes through the
+`signaling_server` fixture (conftui serve, or the reference SkyRTC server), media goes peer to peer over local
+addresses only. The page's own test hook (`window.conftui.state()`, built from `getStats()`) is the witness.
+On failure the test prints every page's state, `conftui.log`, console, the server log and Chromium's output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import time
+from typing import Callable
+
+from chromium import CDPError, Chromium, Page
+
+FIRST_MEDIA_TIMEOUT = 20.0   # seconds from the last page load until every peer decodes video and gets audio
+PAGE_READY = "!!(window.conftui && document.readyState === 'complete')"
+
+
+def open_pages(browser: Chromium, url: str, names: list[str]) -> list[Page]:
+    """Loads `url` in one tab per name, in order, waiting for each page's own signaling join before the next.
+
+    Waiting for `you` keeps the join order (and so who offers to whom) deterministic.
+    """
+    pages = []
+    for name in names:
+        page = browser.new_page(url, name, PAGE_READY)
+        pages.append(page)
+        wait_until(pages, lambda states: states[-1]["you"] is not None, 10.0, f"{name} joins the room")
+    return pages
+
+
+def states_of(pages: list[Page]) -> list[dict]:
+    return [page.evaluate("conftui.state()") for page in pages]
+
+
+def wait_until(pages: list[Page], condition: Callable[[list[dict]], bool], timeout: float, what: str) -> list[dict]:
+    deadline = time.monotonic() + timeout
+    while True:
+        states = states_of(pages)
+        if condition(states):
+            return states
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting until {what}; last states:\n"
+                                 + json.dumps(states, indent=1))
+        time.sleep(0.25)
+
+
+def receives_media(peer: dict) -> bool:
+    return (peer["connectionState"] == "connected" and peer["framesDecoded"] > 0 and peer["frameWidth"] > 0
+            and peer["frameHeight"] > 0 and peer["audioPacketsReceived"] > 0)
+
+
+def full_mesh_with_media(states: list[dict]) -> bool:
+    ids = {state["you"] for state in states}
+    for state in states:
+        others = ids - {state["you"]}
+        if set(state["peers"]) != others or not all(receives_media(state["peers"][i]) for i in others):
+            return False
+    return True
+
+
+def is_local_address(address: str) -> bool:
+    """True if this host owns `address` (binding to it works), i.e. traffic to it never leaves the machine."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.bind((address, 0))
+        except OSError:
+            return False
+    return True
+
+
+def assert_local_pairs(states: list[dict]) -> None:
+    for state in states:
+        for peer_id, peer in state["peers"].items():
+            pair = peer["selectedPair"]
+            assert pair, f"{state['you']} has no selected candidate pair with {peer_id}"
+            for endpoint in pair.split(" -> "):
+                address = endpoint.rsplit(":", 1)[0].strip("[]")
+                assert is_local_address(address), f"selected pair {pair} uses non-local address {address}"
+
+
+@contextlib.contextmanager
+def explain_failure(browser: Chromium, server, pages: list[Page]):
+    """On any failure, prints everything needed to see why (pytest shows it under 'Captured stdout')."""
+    try:
+        yield
+    except BaseException:
+        for page in pages:
+            print(f"\n===== page {page.name} =====")
+            try:
+                print("state:", json.dumps(page.evaluate("conftui.state()", timeout=5), indent=1))
+                print("conftui.log:\n  " + "\n  ".join(page.evaluate("conftui.log", timeout=5)))
+            except CDPError as error:
+                print("page hook unavailable:", error)
+            print("console:\n  " + "\n  ".join(page.console))
+        print(f"\n===== signaling server ({server.description}) log =====\n{server.log_tail()}")
+        print(f"\n===== chromium output =====\n{browser.output_tail()}")
+        raise
+
+
+def click(page: Page, button_id: str) -> None:
+    page.evaluate(f"document.getElementById({json.dumps(button_id)}).click()")
+
+
+def test_two_browsers_see_and_hear_each_other(signaling_server, chromium):
+    pages: list[Page] = []
+    started = time.monotonic()
+    with explain_failure(chromium, signaling_server, pages):
+        pages += open_pages(chromium, signaling_server.http_url + "#pair", ["A", "B"])
+        first = wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "both decode video and receive audio")
+        a, b = first
+        assert a["room"] == b["room"] == "pair"
+        assert a["media"] == b["media"] == "camera"   # Chromium's fake camera, not the synthetic fallback
+        assert list(a["peers"]) == [b["you"]] and list(b["peers"]) == [a["you"]]
+        # The newcomer (B) offered; A answered (SkyRTC rule).
+        assert a["peers"][b["you"]]["role"] == "answerer" and b["peers"][a["you"]]["role"] == "offerer"
+        assert_local_pairs(first)
+        time.sleep(1.0)
+        second = states_of(pages)
+        for before, after in zip(first, second):
+            (peer_id, old), = before["peers"].items()
+            new = after["peers"][peer_id]
+            assert new["connectionState"] == "connected"
+            assert new["framesDecoded"] >= old["framesDecoded"] + 5, f"video stalled: {old} -> {new}"
+            assert new["audioPacketsReceived"] >= old["audioPacketsReceived"] + 10, f"audio stalled: {old} -> {new}"
+            assert (new["frameWidth"], new["frameHeight"]) == (320, 240)
+        print(f"media flowing both ways {time.monotonic() - started:.1f} s after start; "
+              f"pairs: {[p['selectedPair'] for s in second for p in s['peers'].values()]}")
+
+
+def test_leave_removes_the_peer_and_rejoin_reconnects(signaling_server, chromium):
+    pages: list[Page] = []
+    with explain_failure(chromium, signaling_server, pages):
+        pages += open_pages(chromium, signaling_server.http_url + "#leave", ["A", "B"])
+        a, b = pages
+        wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "both receive media")
+        click(b, "leave")
+        states = wait_until(pages, lambda s: s[0]["peers"] == {} and s[1]["signaling"] == "left", 5.0,
+                            "A drops B after B leaves")
+        assert b.evaluate("document.querySelectorAll('.tile').length") == 0
+        assert a.evaluate("document.querySelectorAll('.tile').length") == 1   # only A's own tile is left
+        assert "left" in b.evaluate("document.getElementById('notice').textContent")
+        assert b.evaluate("!document.getElementById('rejoin').hidden")
+        old_b = states[1]["you"]
+        click(b, "rejoin")
+        states = wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "B is back with media both ways")
+        assert states[1]["you"] != old_b, "a rejoin is a new WebSocket, so the server gives a new id"
+
+
+def tile_layout(page: Page) -> list[dict]:
+    return page.evaluate("""[...document.querySelectorAll('#grid .tile')].map(tile => {
+        const r = tile.getBoundingClientRect();
+        return {name: tile.querySelector('.name').textContent, left: Math.round(r.left), top: Math.round(r.top),
+                width: Math.round(r.width), height: Math.round(r.height)};
+    })""")
+
+
+def test_four_peers_are_tiled_three_per_row(signaling_server, chromium):
+    pages: list[Page] = []
+    names = ["A", "B", "C", "D"]
+    with explain_failure(chromium, signaling_server, pages):
+        pages += open_pages(chromium, signaling_server.http_url + "#grid", names)
+        for page in pages:
+            page.set_viewport(1000, 700)
+        states = wait_until(pages, full_mesh_with_media, 30.0, "all 4 peers decode each other (6 connections)")
+        ids = [state["you"] for state in states]
+        for page, state in zip(pages, states):
+            tiles = tile_layout(page)
+            assert len(tiles) == 4, tiles
+            # Own tile first, then the others in the order they joined.
+            expected = [state["you"][:8]] + [i[:8] for i in ids if i != state["you"]]
+            assert [t["name"].split(" ")[-1] for t in tiles] == expected, (tiles, expected)
+            assert tiles[0]["name"].startswith("you")
+            first_row, second_row = tiles[:3], tiles[3:]
+            assert len({t["top"] for t in first_row}) == 1, f"first three tiles share a row: {tiles}"
+            assert [t["left"] for t in first_row] == sorted(t["left"] for t in first_row), tiles
+            assert second_row[0]["top"] >= first_row[0]["top"] + first_row[0]["height"], f"4th tile wraps: {tiles}"
+            assert second_row[0]["left"] == first_row[0]["left"], f"4th tile starts the second row: {tiles}"
+            assert all(t["width"] == first_row[0]["width"] for t in tiles), tiles
