@@ -42,8 +42,9 @@ public enum BrowserPage {
       .tile video { width: 100%; height: 100%; object-fit: contain; display: block; background: #000; }
       .tile figcaption { position: absolute; left: 0; right: 0; bottom: 0; display: flex; gap: 8px;
                          padding: 4px 8px; background: rgba(13, 17, 23, .72); font-size: 12px; }
-      .tile .name { font-family: ui-monospace, monospace; font-weight: 600; }
-      .tile .state { color: var(--dim); margin-left: auto; }
+      .tile .name { flex: none; font-family: ui-monospace, monospace; font-weight: 600; }
+      .tile .state { min-width: 0; margin-left: auto; color: var(--dim); white-space: nowrap; overflow: hidden;
+                     text-overflow: ellipsis; }
       .tile[data-state="connected"] .state { color: var(--ok); }
       .tile[data-state="connecting"] .state, .tile[data-state="new"] .state { color: var(--warn); }
       .tile[data-state="failed"] .state, .tile[data-state="disconnected"] .state { color: var(--bad); }
@@ -198,14 +199,14 @@ public enum BrowserPage {
         g.fillRect(0, 0, 320, 240);
         g.fillStyle = "hsl(" + ((frame * 3) % 360) + " 70% 55%)";
         g.beginPath();
-        g.arc(160 + Math.sin(t) * 130, 125 + Math.cos(t * 1.3) * 60, 22, 0, 2 * Math.PI);
+        g.arc(160 + Math.sin(t) * 130, 140 + Math.cos(t * 1.3) * 50, 22, 0, 2 * Math.PI);
         g.fill();
         g.fillStyle = "#e6edf3";
         g.textAlign = "center";
         g.font = "bold 22px sans-serif";
         g.fillText(picture.name, 160, 36);
         g.font = "13px monospace";
-        g.fillText("synthetic " + new Date().toISOString().slice(11, 21), 160, 228);
+        g.fillText("synthetic " + new Date().toISOString().slice(11, 21), 160, 58);
       };
       draw();
       const timer = setInterval(draw, 1000 / 15);

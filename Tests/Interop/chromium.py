@@ -198,17 +198,19 @@ class Page:
 class Chromium:
     """A headless Chromium process with its own profile; use as a context manager."""
 
-    def __init__(self, extra_flags: tuple[str, ...] = (), startup_timeout: float = 20.0) -> None:
+    def __init__(self, extra_flags: tuple[str, ...] = (), omit_flags: tuple[str, ...] = (),
+                 startup_timeout: float = 20.0) -> None:
         if not os.access(CHROMIUM_BINARY, os.X_OK):
             raise FileNotFoundError(f"{CHROMIUM_BINARY} not found (Debian package chromium; `make deps`)")
         self.profile = pathlib.Path(tempfile.mkdtemp(prefix="conftui-chromium-"))
         self.log_path = self.profile / "chromium-output.log"
         self._pages: list[Page] = []
         self.connection: CDPConnection | None = None
+        flags = [flag for flag in OFFLINE_WEBRTC_FLAGS if flag not in omit_flags]
         log_file = open(self.log_path, "wb")
         try:
             self.process = subprocess.Popen(
-                [CHROMIUM_BINARY, f"--user-data-dir={self.profile}", *OFFLINE_WEBRTC_FLAGS, *extra_flags,
+                [CHROMIUM_BINARY, f"--user-data-dir={self.profile}", *flags, *extra_flags,
                  "about:blank"],
                 stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                 start_new_session=True)  # its own process group, so close() can reap the helpers too
