@@ -136,6 +136,7 @@ class Page:
         self.session_id = session_id
         self.name = name
         self.console: list[str] = []
+        self.requests: list[str] = []   # every URL the page asked for (HTTP and WebSocket), in order
         connection.add_listener(self._on_event)
 
     def call(self, method: str, params: dict | None = None, timeout: float = 15.0) -> dict:
@@ -145,7 +146,11 @@ class Page:
         if session_id != self.session_id:
             return
         stamp = time.strftime("%H:%M:%S")
-        if method == "Runtime.consoleAPICalled":
+        if method == "Network.requestWillBeSent":
+            self.requests.append(params.get("request", {}).get("url", ""))
+        elif method == "Network.webSocketCreated":
+            self.requests.append(params.get("url", ""))
+        elif method == "Runtime.consoleAPICalled":
             text = " ".join(_describe_remote_object(arg) for arg in params.get("args", []))
             self.console.append(f"{stamp} console.{params.get('type')}: {text}")
         elif method == "Runtime.exceptionThrown":
@@ -250,7 +255,7 @@ class Chromium:
         session_id = self.connection.call("Target.attachToTarget", {"targetId": target_id, "flatten": True})["sessionId"]
         page = Page(self.connection, target_id, session_id, name or f"page{len(self._pages) + 1}")
         self._pages.append(page)
-        for domain in ("Runtime", "Log", "Page"):
+        for domain in ("Runtime", "Log", "Page", "Network"):
             page.call(f"{domain}.enable")
         if url is not None:
             page.navigate(url, ready_expression)

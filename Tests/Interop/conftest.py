@@ -8,7 +8,9 @@ Which signaling server runs (printed in pytest's header, never chosen silently):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
 import os
 import pathlib
 import re
@@ -101,13 +103,11 @@ def _first_line(process: subprocess.Popen, timeout: float) -> str:
     return lines[0].rstrip("\n") if lines else ""
 
 
-@pytest.fixture
-def signaling_server(tmp_path: pathlib.Path):
-    """A signaling server listening on 127.0.0.1 on a free port; stopped after the test."""
-    choice = server_choice()
-    log_path = tmp_path / "signaling.log"
+@contextlib.contextmanager
+def running_server(command: tuple[str, ...], description: str, log_path: pathlib.Path):
+    """Starts `command`, waits for its 'listening on' line, yields a RunningServer, and stops it."""
     with open(log_path, "wb") as log_file:
-        process = subprocess.Popen(choice.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=log_file, text=True)
     try:
         line = _first_line(process, STARTUP_TIMEOUT)
@@ -115,11 +115,9 @@ def signaling_server(tmp_path: pathlib.Path):
         if match is None:
             process.kill()
             process.wait(5)
-            pytest.fail(f"{choice.description} did not print the 'listening on' line within {STARTUP_TIMEOUT} s; "
+            pytest.fail(f"{description} did not print the 'listening on' line within {STARTUP_TIMEOUT} s; "
                         f"got {line!r}; log:\n{log_path.read_text(errors='replace')}")
-        server = RunningServer(choice.description, match.group(1), match.group(3), process, log_path)
-        print(f"signaling: {choice.description} at {server.http_url}")
-        yield server
+        yield RunningServer(description, match.group(1), match.group(3), process, log_path)
     finally:
         if process.poll() is None:
             process.terminate()
@@ -130,6 +128,28 @@ def signaling_server(tmp_path: pathlib.Path):
                 process.wait(5)
         if process.stdout is not None:
             process.stdout.close()
+
+
+@pytest.fixture
+def signaling_server(tmp_path: pathlib.Path):
+    """The chosen signaling server (see the module doc) on 127.0.0.1, a free port; stopped after the test."""
+    choice = server_choice()
+    with running_server(choice.command, choice.description, tmp_path / "signaling.log") as server:
+        print(f"signaling: {choice.description} at {server.http_url}")
+        yield server
+
+
+@pytest.fixture
+def reference_server_with(tmp_path: pathlib.Path):
+    """Starts the reference SkyRTC server with extra flags: `reference_server_with("--patched")`."""
+    started = itertools.count(1)
+    with contextlib.ExitStack() as stack:
+        def start(*flags: str) -> RunningServer:
+            command = (sys.executable, str(REFERENCE_SERVER), "--host", "127.0.0.1", "--port", "0", "--verbose",
+                       *flags)
+            log_path = tmp_path / f"reference-{next(started)}.log"
+            return stack.enter_context(running_server(command, "reference SkyRTC server", log_path))
+        yield start
 
 
 @pytest.fixture

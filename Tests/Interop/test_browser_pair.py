@@ -129,6 +129,10 @@ def test_two_browsers_see_and_hear_each_other(signaling_server, chromium):
             assert new["framesDecoded"] >= old["framesDecoded"] + 5, f"video stalled: {old} -> {new}"
             assert new["audioPacketsReceived"] >= old["audioPacketsReceived"] + 10, f"audio stalled: {old} -> {new}"
             assert (new["frameWidth"], new["frameHeight"]) == (320, 240)
+        for page in pages:   # the page is self-contained: nothing but itself and the signaling socket
+            assert set(page.requests) <= {signaling_server.http_url + "#pair", signaling_server.http_url,
+                                          signaling_server.ws_url}, page.requests
+            assert signaling_server.ws_url in page.requests, page.requests
         print(f"media flowing both ways {time.monotonic() - started:.1f} s after start; "
               f"pairs: {[p['selectedPair'] for s in second for p in s['peers'].values()]}")
 
@@ -182,3 +186,25 @@ def test_four_peers_are_tiled_three_per_row(signaling_server, chromium):
             assert second_row[0]["top"] >= first_row[0]["top"] + first_row[0]["height"], f"4th tile wraps: {tiles}"
             assert second_row[0]["left"] == first_row[0]["left"], f"4th tile starts the second row: {tiles}"
             assert all(t["width"] == first_row[0]["width"] for t in tiles), tiles
+
+
+def test_a_browser_without_camera_sends_a_synthetic_picture_and_tone(signaling_server, chromium):
+    # A second Chromium with no fake devices: getUserMedia finds no camera and no microphone.
+    deviceless = Chromium(omit_flags=("--use-fake-device-for-media-stream",))
+    pages: list[Page] = []
+    try:
+        with explain_failure(deviceless, signaling_server, pages):
+            pages += open_pages(chromium, signaling_server.http_url + "#synthetic", ["camera"])
+            pages += open_pages(deviceless, signaling_server.http_url + "#synthetic", ["synthetic"])
+            camera, synthetic = wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "media both ways")
+            assert camera["media"] == "camera"
+            assert synthetic["media"] == "synthetic"
+            assert synthetic["mediaDescription"] == "synthetic picture + synthetic tone"
+            from_synthetic = camera["peers"][synthetic["you"]]
+            assert (from_synthetic["frameWidth"], from_synthetic["frameHeight"]) == (320, 240)
+            time.sleep(1.0)
+            later = states_of(pages)[0]["peers"][synthetic["you"]]
+            assert later["framesDecoded"] >= from_synthetic["framesDecoded"] + 5, (from_synthetic, later)
+            assert later["audioPacketsReceived"] >= from_synthetic["audioPacketsReceived"] + 10, (from_synthetic, later)
+    finally:
+        deviceless.close()
