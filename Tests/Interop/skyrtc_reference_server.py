@@ -250,8 +250,9 @@ async def run(host: str, port: int, patched: bool, die_on_bad_input: bool, page_
     stop = asyncio.get_running_loop().create_future()
     for signum in (signal.SIGINT, signal.SIGTERM):
         asyncio.get_running_loop().add_signal_handler(signum, lambda: stop.done() or stop.set_result(None))
+    # open_timeout bounds shutdown too: browsers keep idle preconnected sockets that never send a request.
     async with serve(handle, host, port, process_request=make_page_responder(page_source),
-                     ping_interval=None, max_size=100 * 2**20, close_timeout=2) as server:
+                     ping_interval=None, max_size=100 * 2**20, close_timeout=2, open_timeout=2) as server:
         bound_port = next(iter(server.sockets)).getsockname()[1]
         print(f"conftui serve: listening on http://{host}:{bound_port}/ (ws://{host}:{bound_port}/)", flush=True)
         await stop

@@ -182,3 +182,4 @@ def test_get_slash_serves_the_page_and_other_paths_are_404(reference_server_with
     with pytest.raises(urllib.error.HTTPError) as missing:
         direct.open(server.http_url + "favicon.ico", timeout=5)
     assert missing.value.code == 404
+    missing.value.close()
