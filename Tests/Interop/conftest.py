@@ -79,6 +79,12 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"signaling server: {server_choice().description}"
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    # Also under -q (which hides the header): which server the browsers talked to is part of the result.
+    if _CHOICE is not None:
+        terminalreporter.write_line(f"interop tests used the {_CHOICE.description}")
+
+
 @dataclasses.dataclass
 class RunningServer:
     description: str
