@@ -296,6 +296,7 @@ public enum BrowserPage {
       ui.notice.textContent = "";
       ui.mute.textContent = "Mute";
       ui.video.textContent = "Video off";
+      ui.mute.hidden = ui.video.hidden = false;
       ui.mute.removeAttribute("aria-pressed");
       ui.video.removeAttribute("aria-pressed");
       ui.rejoin.hidden = true;
@@ -310,7 +311,7 @@ public enum BrowserPage {
         s.media = media;
         if (s.you) media.setName(short(s.you));
         s.selfTile.show(media.stream);
-        s.selfTile.setState(media.description);
+        showLocalState(s);
         ui.mute.disabled = !media.audioTrack;
         ui.video.disabled = !media.videoTrack;
         updateStatus();
@@ -561,11 +562,21 @@ public enum BrowserPage {
       s.mediaReady.then(media => media.stop());
       s.selfTile.remove();
       ui.mute.disabled = ui.video.disabled = true;
-      ui.leave.hidden = true;
+      ui.mute.hidden = ui.video.hidden = ui.leave.hidden = true;
       ui.rejoin.hidden = false;
       ui.notice.textContent = reason;
       log(reason);
       updateStatus();
+    }
+
+    /** The own tile's label: where the media comes from, or what is switched off. */
+    function showLocalState(s) {
+      const media = s.media;
+      if (!media) return;
+      const off = [];
+      if (media.audioTrack && !media.audioTrack.enabled) off.push("muted");
+      if (media.videoTrack && !media.videoTrack.enabled) off.push("video off");
+      s.selfTile.setState(off.length ? off.join(" · ") : media.description);
     }
 
     function updateStatus() {
@@ -642,6 +653,7 @@ public enum BrowserPage {
       ui.mute.textContent = track.enabled ? "Mute" : "Unmute";
       ui.mute.setAttribute("aria-pressed", String(!track.enabled));
       log(track.enabled ? "microphone on" : "microphone muted");
+      showLocalState(session);
     });
 
     ui.video.addEventListener("click", () => {
@@ -651,6 +663,7 @@ public enum BrowserPage {
       ui.video.textContent = track.enabled ? "Video off" : "Video on";
       ui.video.setAttribute("aria-pressed", String(!track.enabled));
       log(track.enabled ? "video on" : "video off");
+      showLocalState(session);
     });
 
     ui.leave.addEventListener("click", () => session && end(session, "left", "left the room"));

@@ -143,6 +143,10 @@ def test_leave_removes_the_peer_and_rejoin_reconnects(signaling_server, chromium
         pages += open_pages(chromium, signaling_server.http_url + "#leave", ["A", "B"])
         a, b = pages
         wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "both receive media")
+        click(b, "mute")
+        click(b, "video")
+        assert b.evaluate("""[document.getElementById('mute').textContent, document.getElementById('video').textContent,
+            document.querySelector('.tile.self .state').textContent]""") == ["Unmute", "Video on", "muted · video off"]
         click(b, "leave")
         states = wait_until(pages, lambda s: s[0]["peers"] == {} and s[1]["signaling"] == "left", 5.0,
                             "A drops B after B leaves")
