@@ -107,14 +107,14 @@ def click(page: Page, button_id: str) -> None:
     page.evaluate(f"document.getElementById({json.dumps(button_id)}).click()")
 
 
-def test_two_browsers_see_and_hear_each_other(signaling_server, chromium):
+def assert_pair_sees_and_hears(server, browser: Chromium, room: str) -> None:
     pages: list[Page] = []
     started = time.monotonic()
-    with explain_failure(chromium, signaling_server, pages):
-        pages += open_pages(chromium, signaling_server.http_url + "#pair", ["A", "B"])
+    with explain_failure(browser, server, pages):
+        pages += open_pages(browser, f"{server.http_url}#{room}", ["A", "B"])
         first = wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "both decode video and receive audio")
         a, b = first
-        assert a["room"] == b["room"] == "pair"
+        assert a["room"] == b["room"] == room
         assert a["media"] == b["media"] == "camera"   # Chromium's fake camera, not the synthetic fallback
         assert list(a["peers"]) == [b["you"]] and list(b["peers"]) == [a["you"]]
         # The newcomer (B) offered; A answered (SkyRTC rule).
@@ -130,11 +130,19 @@ def test_two_browsers_see_and_hear_each_other(signaling_server, chromium):
             assert new["audioPacketsReceived"] >= old["audioPacketsReceived"] + 10, f"audio stalled: {old} -> {new}"
             assert (new["frameWidth"], new["frameHeight"]) == (320, 240)
         for page in pages:   # the page is self-contained: nothing but itself and the signaling socket
-            assert set(page.requests) <= {signaling_server.http_url + "#pair", signaling_server.http_url,
-                                          signaling_server.ws_url}, page.requests
-            assert signaling_server.ws_url in page.requests, page.requests
+            assert set(page.requests) <= {f"{server.http_url}#{room}", server.http_url, server.ws_url}, page.requests
+            assert server.ws_url in page.requests, page.requests
         print(f"media flowing both ways {time.monotonic() - started:.1f} s after start; "
               f"pairs: {[p['selectedPair'] for s in second for p in s['peers'].values()]}")
+
+
+def test_two_browsers_see_and_hear_each_other(signaling_server, chromium):
+    assert_pair_sees_and_hears(signaling_server, chromium, "pair")
+
+
+def test_two_browsers_through_the_patched_reference_server(reference_server_with, chromium):
+    # The patched server (tuyaohui's copy) forwards the candidates' `id` (sdpMid) too: the page must use it.
+    assert_pair_sees_and_hears(reference_server_with("--patched"), chromium, "patched")
 
 
 def test_leave_removes_the_peer_and_rejoin_reconnects(signaling_server, chromium):
