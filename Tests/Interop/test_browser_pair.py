@@ -220,3 +220,43 @@ def test_a_browser_without_camera_sends_a_synthetic_picture_and_tone(signaling_s
             assert later["audioPacketsReceived"] >= from_synthetic["audioPacketsReceived"] + 10, (from_synthetic, later)
     finally:
         deviceless.close()
+
+
+# Holds getUserMedia until the test calls window.releaseMedia(): makes "signaling before media" deterministic.
+GATED_GET_USER_MEDIA = """
+(() => {
+  const original = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+  let release;
+  const gate = new Promise(resolve => { release = resolve; });
+  window.releaseMedia = () => release();
+  navigator.mediaDevices.getUserMedia = constraints => gate.then(() => original(constraints));
+})();
+"""
+
+
+def test_a_newcomer_whose_camera_is_slow_offers_only_to_the_earlier_peers(signaling_server, chromium):
+    """The original client's race: `_new_peer` between `_peers` and getUserMedia made both sides offer (glare).
+
+    B is in the room; A joins with its camera held back; C joins while A still has no media. A must offer to B
+    only, and answer C's offer once its media is there; everyone ends up with media both ways.
+    """
+    pages: list[Page] = []
+    url = signaling_server.http_url + "#slowcam"
+    with explain_failure(chromium, signaling_server, pages):
+        pages += open_pages(chromium, url, ["B"])
+        a = chromium.new_page(None, "A")
+        a.call("Page.addScriptToEvaluateOnNewDocument", {"source": GATED_GET_USER_MEDIA})
+        a.navigate(url, PAGE_READY)
+        pages.append(a)
+        wait_until(pages, lambda s: s[1]["you"] is not None, 10.0, "A joins")
+        pages += open_pages(chromium, url, ["C"])[-1:]
+        b_state, a_state, c_state = wait_until(
+            pages, lambda s: len(s[1]["peers"]) == 2 and len(s[2]["peers"]) == 2, 10.0, "A hears of C")
+        assert a_state["media"] is None, "A's media must still be held back here, or this tests nothing"
+        a.evaluate("window.releaseMedia()")
+        b_state, a_state, c_state = wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "media everywhere")
+        assert a_state["peers"][b_state["you"]]["role"] == "offerer"
+        assert a_state["peers"][c_state["you"]]["role"] == "answerer"
+        assert c_state["peers"][a_state["you"]]["role"] == "offerer"
+        offers_by_a = [line for line in a.evaluate("conftui.log") if "offered to" in line]
+        assert offers_by_a == [offers_by_a[0]] and b_state["you"][:8] in offers_by_a[0], offers_by_a
