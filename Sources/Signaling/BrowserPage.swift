@@ -80,7 +80,8 @@ public enum BrowserPage {
      * offline between peers that can reach each other directly.
      *
      * Test hook:
-     *   window.conftui.state() -> Promise of {you, room, media: "camera"|"synthetic", mediaDescription,
+     *   window.conftui.state() -> Promise of {you (null until `_peers`), room (the fragment, "" = default),
+     *       media: "camera"|"synthetic" (null until local media is ready), mediaDescription,
      *       signaling: "connecting"|"joined"|"left"|"disconnected",
      *       peers: {<socketId>: {role, connectionState, iceConnectionState, signalingState, framesDecoded,
      *                            frameWidth, frameHeight, packetsReceived, audioPacketsReceived,
