@@ -46,6 +46,13 @@ OFFLINE_WEBRTC_FLAGS = (
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--no-first-run",
     "--no-default-browser-check",
+    "--disable-component-update",
+    "--disable-sync",
+    # Several tabs of one test must all run at full speed: none of them is "in the background".
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-gpu",
     # Root cannot use Chromium's sandbox; the tests only ever load our own page from 127.0.0.1.
     "--no-sandbox",
     "--remote-debugging-port=0",
