@@ -166,6 +166,10 @@ def test_leave_removes_the_peer_and_rejoin_reconnects(signaling_server, chromium
         click(b, "rejoin")
         states = wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "B is back with media both ways")
         assert states[1]["you"] != old_b, "a rejoin is a new WebSocket, so the server gives a new id"
+        # Another fragment is another room: B leaves this one and joins that one, alone.
+        b.evaluate("location.hash = '#elsewhere'")
+        states = wait_until(pages, lambda s: s[0]["peers"] == {} and s[1]["room"] == "elsewhere"
+                            and s[1]["signaling"] == "joined" and s[1]["peers"] == {}, 5.0, "B moves to #elsewhere")
 
 
 def tile_layout(page: Page) -> list[dict]:
