@@ -374,7 +374,9 @@ public enum BrowserPage {
     function onPeers(s, data) {
       s.you = String(data.you || "");
       s.signaling = "joined";
-      const ids = Array.isArray(data.connections) ? data.connections.map(String) : [];
+      // The original server lists a socket twice after a rejoin on one socket (ghosts): offer once per id.
+      const listed = Array.isArray(data.connections) ? data.connections.map(String) : [];
+      const ids = [...new Set(listed)].filter(id => id && id !== s.you);
       log("joined as", short(s.you), "with", ids.length, "peer(s):", ids.map(short).join(" ") || "none");
       s.selfTile.setName("you · " + short(s.you));
       if (s.media) s.media.setName(short(s.you));
