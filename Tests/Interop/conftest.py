@@ -92,21 +92,40 @@ class RunningServer:
     ws_url: str         # e.g. ws://127.0.0.1:40123/
     process: subprocess.Popen
     log_path: pathlib.Path
+    stdout_lines: list[str]   # the 'listening on' line, then anything else it printed
 
     def log_tail(self, lines: int = 60) -> str:
         try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+            text = "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
-            return ""
+            text = ""
+        if len(self.stdout_lines) > 1:
+            text += "\n(more stdout than the 'listening on' line:)\n" + "\n".join(self.stdout_lines[1:][-lines:])
+        return text
 
 
-def _first_line(process: subprocess.Popen, timeout: float) -> str:
-    """The first stdout line of `process`, or "" if none comes within `timeout` seconds."""
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(timeout)
-    return lines[0].rstrip("\n") if lines else ""
+class StdoutReader:
+    """Reads a server's stdout to the end (so a chatty server never blocks on a full pipe); the first line is
+    the 'listening on' line, any later ones are kept for diagnostics (the contract says there are none)."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.lines: list[str] = []
+        self._first = threading.Event()
+        self._thread = threading.Thread(target=self._read, args=(process.stdout,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.lines.append(line.rstrip("\n"))
+            self._first.set()
+        self._first.set()
+
+    def first_line(self, timeout: float) -> str:
+        self._first.wait(timeout)
+        return self.lines[0] if self.lines else ""
+
+    def join(self) -> None:
+        self._thread.join(5)
 
 
 @contextlib.contextmanager
@@ -115,15 +134,16 @@ def running_server(command: tuple[str, ...], description: str, log_path: pathlib
     with open(log_path, "wb") as log_file:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=log_file, text=True)
+    stdout = StdoutReader(process)
     try:
-        line = _first_line(process, STARTUP_TIMEOUT)
+        line = stdout.first_line(STARTUP_TIMEOUT)
         match = LISTENING_LINE.match(line)
         if match is None:
             process.kill()
             process.wait(5)
             pytest.fail(f"{description} did not print the 'listening on' line within {STARTUP_TIMEOUT} s; "
                         f"got {line!r}; log:\n{log_path.read_text(errors='replace')}")
-        yield RunningServer(description, match.group(1), match.group(3), process, log_path)
+        yield RunningServer(description, match.group(1), match.group(3), process, log_path, stdout.lines)
     finally:
         if process.poll() is None:
             process.terminate()
@@ -132,8 +152,8 @@ def running_server(command: tuple[str, ...], description: str, log_path: pathlib
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
-        if process.stdout is not None:
-            process.stdout.close()
+        stdout.join()
+        process.stdout.close()
 
 
 @pytest.fixture

@@ -93,6 +93,11 @@ def js_string(value: object) -> str:
     return "[object Object]"
 
 
+def reject_non_json_constant(name: str) -> None:
+    """Python's json accepts NaN and Infinity; JSON.parse (and so the original server) does not."""
+    raise ValueError(f"{name} is not JSON")
+
+
 class Socket:
     """One WebSocket connection, as the original decorates it (`socket.id`, `socket.room`)."""
 
@@ -127,7 +132,7 @@ class SkyRTC:
     async def dispatch(self, socket: Socket, raw: str | bytes) -> None:
         text = raw.decode("utf-8", errors="replace") if isinstance(raw, (bytes, bytearray)) else raw
         try:
-            message = json.loads(text)
+            message = json.loads(text, parse_constant=reject_non_json_constant)
         except ValueError as error:
             raise BadInput(f"not JSON: {error}") from None
         if message is None:
