@@ -34,6 +34,16 @@ def raise_nofile():
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def cpu_seconds(pid):
+    """utime + stime of a process, from /proc/PID/stat (fields 14 and 15)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return None
+
+
 def peak_rss_kib(pid):
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -201,6 +211,7 @@ def measure(name, cmd, args):
         result = asyncio.run(asyncio.wait_for(run_load(url, args.clients, args.rooms, args.rounds), timeout=HARD_TIMEOUT))
         time.sleep(0.2)
         result["rss_kib"] = peak_rss_kib(proc.pid)
+        result["cpu_s"] = cpu_seconds(proc.pid)
         result["name"] = name
         return result
     finally:
@@ -231,14 +242,14 @@ def main():
     if not args.no_baseline and time.monotonic() < deadline - 30:
         results.append(measure("python websockets relay", [sys.executable, os.path.abspath(__file__), "--baseline-server", "0"], args))
 
-    header = f"{'server':<26}{'clients':>8}{'rooms':>7}{'forwarded':>11}{'msgs/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'join s':>8}{'peak RSS':>11}"
-    print("signaling load (loopback, one Python asyncio client process)")
+    header = f"{'server':<26}{'clients':>8}{'rooms':>7}{'forwarded':>11}{'msgs/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'join s':>8}{'peak RSS':>11}{'srv CPU s':>10}"
+    print("signaling load (loopback, one Python asyncio client process; srv CPU = server user+system time for the whole run)")
     print(header)
     print("-" * len(header))
     for r in results:
         rss = f"{r['rss_kib'] / 1024:.1f} MiB" if r["rss_kib"] else "n/a"
         print(f"{r['name']:<26}{r['clients']:>8}{r['rooms']:>7}{r['forwarded']:>11}{r['msgs_per_s']:>10.0f}"
-              f"{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}{r['join_s']:>8.2f}{rss:>11}")
+              f"{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}{r['join_s']:>8.2f}{rss:>11}{r['cpu_s'] or 0:>10.2f}")
     if len(results) == 2:
         a, b = results
         print(f"ratio conftui/baseline: throughput x{a['msgs_per_s'] / b['msgs_per_s']:.2f}, "

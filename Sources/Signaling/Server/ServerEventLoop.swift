@@ -42,30 +42,33 @@ final class ServerEventLoop {
         max(0.005, min(0.25, config.handshakeTimeout / 4, config.pingInterval / 4, config.closeTimeout / 4))
     }
 
+    /// The poll set, kept across turns: [wake pipe, listening socket, connections…]. `slots[i]` is
+    /// the connection of `pollFDs[i + 2]`; a connection knows its index (`slot`). Rebuilding the set
+    /// every turn would cost O(connections) of Swift work per wake-up even when one socket is ready.
+    private var pollFDs: [pollfd] = []
+    private var slots: [ServerConnection] = []
+
     func run() {
-        var pollFDs: [pollfd] = []
-        var order: [ServerConnection] = []
+        pollFDs = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
         var lastSweep = MonotonicClock.now()
         while !shouldStop() {
-            pollFDs.removeAll(keepingCapacity: true)
-            order.removeAll(keepingCapacity: true)
-            pollFDs.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
-            pollFDs.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0))
-            for conn in connections.values {
-                var events = Int16(POLLIN)
-                if conn.pendingOutput > 0 || conn.readNeedsWrite { events |= Int16(POLLOUT) }
-                pollFDs.append(pollfd(fd: conn.fd, events: events, revents: 0))
-                order.append(conn)
-            }
             let ready = pollFDs.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), Int32(tick * 1000)) }
             now = MonotonicClock.now()
             if ready > 0 {
                 if pollFDs[0].revents != 0 { drainWakePipe() }
-                if pollFDs[1].revents & Int16(POLLIN) != 0 { acceptAll() }
-                for (i, conn) in order.enumerated() {
-                    let revents = pollFDs[i + 2].revents
-                    if revents != 0 && !conn.doomed { service(conn, revents) }
+                let listenReady = pollFDs[1].revents & Int16(POLLIN) != 0
+                var remaining = Int(ready) - (pollFDs[0].revents != 0 ? 1 : 0) - (listenReady ? 1 : 0)
+                var i = 2
+                while remaining > 0 && i < pollFDs.count {
+                    let revents = pollFDs[i].revents
+                    if revents != 0 {
+                        remaining -= 1
+                        let conn = slots[i - 2]
+                        if !conn.doomed { service(conn, revents) }
+                    }
+                    i += 1
                 }
+                if listenReady { acceptAll() }
             }
             if now - lastSweep >= tick {
                 sweepTimers()
@@ -75,6 +78,33 @@ final class ServerEventLoop {
             publishStats()
         }
         shutdownAll()
+    }
+
+    private func addToPollSet(_ conn: ServerConnection) {
+        conn.slot = pollFDs.count
+        pollFDs.append(pollfd(fd: conn.fd, events: Int16(POLLIN), revents: 0))
+        slots.append(conn)
+    }
+
+    /// Swap-remove: the last entry takes the freed index.
+    private func removeFromPollSet(_ conn: ServerConnection) {
+        let index = conn.slot
+        let last = pollFDs.count - 1
+        if index != last {
+            pollFDs[index] = pollFDs[last]
+            slots[index - 2] = slots[last - 2]
+            slots[index - 2].slot = index
+        }
+        pollFDs.removeLast()
+        slots.removeLast()
+    }
+
+    /// Asks poll for writability only while there is something to write (or TLS needs it).
+    private func updateInterest(_ conn: ServerConnection) {
+        guard !conn.doomed else { return }
+        var events = Int16(POLLIN)
+        if conn.pendingOutput > 0 || conn.readNeedsWrite { events |= Int16(POLLOUT) }
+        pollFDs[conn.slot].events = events
     }
 
     // MARK: accepting
@@ -114,7 +144,9 @@ final class ServerEventLoop {
             } else {
                 stream = PlainStream(fd: fd)
             }
-            connections[fd] = ServerConnection(fd: fd, stream: stream, now: now, maxMessageSize: config.maxMessageSize)
+            let conn = ServerConnection(fd: fd, stream: stream, now: now, maxMessageSize: config.maxMessageSize)
+            connections[fd] = conn
+            addToPollSet(conn)
         }
     }
 
@@ -129,6 +161,7 @@ final class ServerEventLoop {
             readAvailable(conn)
         }
         if !conn.doomed && conn.pendingOutput > 0 { flush(conn) }
+        updateInterest(conn)
     }
 
     private func readAvailable(_ conn: ServerConnection) {
@@ -255,6 +288,7 @@ final class ServerEventLoop {
     }
 
     private func flush(_ conn: ServerConnection) {
+        defer { updateInterest(conn) }
         guard conn.flush() else { return doom(conn) }
         if conn.phase == .closing && conn.pendingOutput == 0 && !conn.halfClosed {
             conn.halfClosed = true
@@ -307,6 +341,7 @@ final class ServerEventLoop {
     private func reap() {
         while let conn = doomed.popLast() {
             connections[conn.fd] = nil
+            removeFromPollSet(conn)
             conn.stream.close()
             if let id = conn.socketID {
                 conn.socketID = nil

@@ -54,7 +54,7 @@ public struct SkyRTCRooms: Sendable {
     /// Rooms with at least one member.
     public var roomCount: Int { rooms.count }
     /// Sockets that are members of a room.
-    public var joinedCount: Int { rooms.values.reduce(0) { $0 + $1.count } }
+    public private(set) var joinedCount = 0
     public func members(of room: String) -> [SocketID] { rooms[room] ?? [] }
     public func room(of socket: SocketID) -> String? { sockets[socket]?.room }
 
@@ -110,6 +110,7 @@ public struct SkyRTCRooms: Sendable {
             send(.newPeer(id), to: member, &actions)
         }
         rooms[room] = existing + [id]
+        joinedCount += 1
         sockets[id]?.room = room
         send(.peers(SkyRTCPeers(connections: existing, you: id)), to: id, &actions)
         actions.append(.log(.joined(id, room: room, members: existing.count + 1)))
@@ -124,6 +125,7 @@ public struct SkyRTCRooms: Sendable {
             send(.removePeer(id), to: member, &actions)
         }
         rooms[room] = members.isEmpty ? nil : members
+        joinedCount -= 1
         sockets[id]?.room = nil
         actions.append(.log(.left(id, room: room, members: members.count)))
     }
