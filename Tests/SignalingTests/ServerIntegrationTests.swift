@@ -74,7 +74,7 @@ import Glibc
             return
         }
         #expect(text.hasPrefix(#"{"eventName":"_peers","data":{"connections":[],"you":""#))
-        #expect(server.stats.rooms == 1)
+        #expect(TestServer.eventually { server.stats.rooms == 1 })
     }
 
     @Test func closeHandshakeIsEchoed() throws {
@@ -248,5 +248,52 @@ import Glibc
         #expect(TestServer.eventually(10) { server.stats.joined == count && server.stats.rooms == 60 })
         clients.removeAll()
         #expect(TestServer.drained(server))
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct WebSocketClientTests {
+    @Test func clientCloseHandshakeThenReceiveThrowsClosed() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let client = try WebSocketClient(url: server.webSocketURL)
+        try client.ping(Array("p".utf8))
+        #expect(try client.receive(timeout: 3) == .pong(Array("p".utf8)))
+        client.close(.normal, reason: "done")
+        #expect(try client.receive(timeout: 3) == .close(code: .normal, reason: ""))
+        #expect(client.isClosed)
+        #expect(throws: SignalingError.closed) { try client.receive(timeout: 0.1) }
+        #expect(throws: SignalingError.closed) { try client.send(text: "late") }
+        #expect(TestServer.drained(server))
+    }
+
+    @Test func clientFailsServerFramesThatAreMasked() throws {
+        // A fake server that answers the upgrade, then sends a masked frame (forbidden by §5.1).
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_addr = SocketOptions.ipv4("127.0.0.1")!
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
+        listen(listener, 1)
+        _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
+        let port = UInt16(bigEndian: sin.sin_port)
+        let fake = Thread {
+            let fd = accept(listener, nil, nil)
+            var buf = [UInt8](repeating: 0, count: 4096)
+            let n = recv(fd, &buf, buf.count, 0)
+            let request = String(decoding: buf[0..<max(0, n)], as: UTF8.self)
+            let key = request.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }?
+                .split(separator: ":")[1].trimmingCharacters(in: .whitespaces) ?? ""
+            let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(WebSocketAcceptKey.accept(forKey: key))\r\n\r\n"
+            _ = send(fd, reply, reply.utf8.count, 0)
+            let bad = WebSocketFrameWriter.frame(.text, payload: Array("hi".utf8), maskKey: (1, 2, 3, 4))
+            _ = send(fd, bad, bad.count, 0)
+            usleep(500_000)
+            close(fd)
+        }
+        fake.start()
+        let client = try WebSocketClient(url: "ws://127.0.0.1:\(port)/")
+        #expect(try client.receive(timeout: 3) == .close(code: .protocolError, reason: "server frame is masked"))
     }
 }

@@ -36,7 +36,13 @@ public final class WebSocketClient: Sendable {
     }
 
     private let io: Mutex<Connection>
-    private let inbox = Mutex<[WebSocketMessage]>([])
+    /// Messages not yet returned by `receive`; `ended` once the close (or loss) has been queued.
+    private struct Inbox {
+        var messages: [WebSocketMessage] = []
+        var ended = false
+    }
+
+    private let inbox = Mutex(Inbox())
     private let arrivals = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     private let readerStop = Atomic<Bool>(false)
@@ -135,20 +141,22 @@ public final class WebSocketClient: Sendable {
     /// The next data message, pong or close from the server. Pings are answered automatically and
     /// not returned. After the close has been returned, further calls throw `.closed`.
     public func receive(timeout: Double) throws(SignalingError) -> WebSocketMessage {
-        if arrivals.wait(timeout: .now() + timeout) == .timedOut { throw .timeout }
-        let message = inbox.withLock { $0.removeFirst() }
-        if message == .close(code: .abnormal, reason: "__consumed__") {
-            arrivals.signal()  // keep the sentinel for later callers
-            throw .closed
+        if inbox.withLock({ $0.ended && $0.messages.isEmpty }) { throw .closed }
+        if arrivals.wait(timeout: .now() + timeout) == .timedOut {
+            if inbox.withLock({ $0.ended && $0.messages.isEmpty }) { throw .closed }
+            throw .timeout
         }
-        if case .close = message {
-            deliver(.close(code: .abnormal, reason: "__consumed__"))
-        }
-        return message
+        return inbox.withLock { $0.messages.removeFirst() }
     }
 
+    /// Whether the connection has ended (close handshake done or connection lost).
+    public var isClosed: Bool { inbox.withLock { $0.ended } }
+
     private func deliver(_ message: WebSocketMessage) {
-        inbox.withLock { $0.append(message) }
+        inbox.withLock {
+            $0.messages.append(message)
+            if case .close = message { $0.ended = true }
+        }
         arrivals.signal()
     }
 
@@ -159,6 +167,7 @@ public final class WebSocketClient: Sendable {
             guard SocketOptions.wait(fd, events: Int16(POLLIN), timeout: 0.05) else { continue }
             var messages: [WebSocketMessage] = []
             var ended: WebSocketMessage?
+            var lost = false
             io.withLock { conn in
                 readLoop: while true {
                     let r = buffer.withUnsafeMutableBytes { conn.stream.read(into: $0) }
@@ -168,7 +177,8 @@ public final class WebSocketClient: Sendable {
                     case .wouldBlock, .wantsWrite:
                         break readLoop
                     case .endOfStream, .failed:
-                        ended = .close(code: .abnormal, reason: "connection lost")
+                        // Parse what came before the EOF first: it may hold the server's close frame.
+                        lost = true
                         break readLoop
                     }
                 }
@@ -197,6 +207,10 @@ public final class WebSocketClient: Sendable {
                         try? Self.writeAll(conn.stream, WebSocketFrameWriter.close(error.code, reason: error.reason, maskKey: WebSocketFrameWriter.randomMaskKey()))
                     }
                     ended = .close(code: error.code, reason: error.reason)
+                }
+                if ended == nil && lost {
+                    // §7.1.5: closed without a close frame → 1006.
+                    ended = .close(code: .abnormal, reason: "connection lost")
                 }
                 if ended != nil {
                     conn.closed = true
