@@ -55,11 +55,11 @@ unit-test: build
 
 # End-to-end (the binary in tmux) and interop (aiortc, headless Chromium) tests, in pytest.
 interop-test: deps build
-	CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
+	SIGNALING=conftui CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
 
 test: deps build
 	$(SWIFT) test
-	CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
+	SIGNALING=conftui CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
 
 # Until the networked demo lands, the main job is the simulated room: a live grid at once.
 run: deps build
