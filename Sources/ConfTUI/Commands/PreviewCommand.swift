@@ -13,10 +13,10 @@ let previewCommand = Command(
     name: "preview",
     summary: "show a video source in the terminal exactly as peers will see it (camera check)",
     options: [
-        .value("camera", "SRC", "video source: bars (default) or file:PATH.y4m"),
+        .value("camera", "SRC", "video source: bars (default), card, clock, auto, /dev/videoN or file:PATH.y4m (played once)"),
         .value("size", "WxH", "tile size in cells (default: the terminal; 128x48 with --output)"),
         .value("color", "MODE", "truecolor, 256, 16 or mono (default: from COLORTERM, TERM and terminfo)"),
-        .value("frames", "N", "stop after N frames (default: the whole file; bars: forever, 300 with --output)"),
+        .value("frames", "N", "stop after N frames (default: the whole file; other sources: forever, 300 with --output)"),
         .value("output", "FILE", "write the terminal byte stream to FILE instead of the terminal"),
         .flag("nearest", "nearest colour instead of ordered dithering in the 256/16-colour modes"),
     ],
@@ -44,14 +44,17 @@ private struct Preview {
         outputPath = args.value("output")
         let camera = args.value("camera") ?? "bars"
         sourceName = camera
-        if camera == "bars" {
-            source = try ColorBarsSource()
-        } else if camera.hasPrefix("file:") {
+        if camera.hasPrefix("file:") {
+            // Played once, not looped: `--output` measures exactly the file's frames.
             let path = String(camera.dropFirst(5))
             guard path.hasSuffix(".y4m") else { throw UsageError("--camera file: needs a .y4m file (convert with ffmpeg -pix_fmt yuv420p)") }
             source = try Y4MReader(path: path)
         } else {
-            throw UsageError("unknown --camera '\(camera)': use bars or file:PATH.y4m")
+            do {
+                source = try SourceCatalog.open(camera, width: 320, height: 240, frameRate: 30, clock: { wallClockSeconds() })
+            } catch {
+                throw UsageError("\(error)")
+            }
         }
         if let text = args.value("size") {
             let parts = text.lowercased().split(separator: "x")
@@ -72,7 +75,7 @@ private struct Preview {
         if args.value("frames") != nil {
             frameLimit = try args.int("frames", default: 0, range: 1...10_000_000)
         } else {
-            frameLimit = (camera == "bars" && outputPath != nil) ? 300 : nil
+            frameLimit = (!camera.hasPrefix("file:") && outputPath != nil) ? 300 : nil
         }
     }
 
