@@ -19,6 +19,8 @@ final class RoomView {
     let status: StatusLine
     private var lastLayout: GridLayout?
     private var lastOverlay: Overlay = .none
+    /// Participants whose tile showed video in the last frame.
+    private var lastVideo = Set<ParticipantID>()
 
     init(curses: Curses, status: StatusLine) {
         self.curses = curses
@@ -59,6 +61,14 @@ final class RoomView {
             }
             if hidden > 0 { curses.put("+\(hidden) more", x: 1, y: area.maxY - 1, pair: .dim) }
         }
+        // A tile that stops showing video still has the old video cells on the terminal, where
+        // curses believes there are blanks: repaint everything once so the placeholder is clean.
+        let videoNow = Set(videoTiles.map(\.0.id))
+        if !lastVideo.subtracting(videoNow).isEmpty {
+            curses.forceFullRepaint()
+            painter?.invalidate()
+        }
+        lastVideo = videoNow
         drawStatus(room, y: rows - 1, width: cols, notice: notice)
         switch overlay {
         case .none: break
