@@ -80,9 +80,9 @@ def test_v_turns_the_tile_to_its_placeholder(demo):
     s = demo(2)
     s.wait_for(lambda sc: "video card" in sc and "▀" in local_tile(sc), what="local video drawn in half blocks")
     s.send("v")
-    screen = s.wait_for(lambda sc: "video off" in label_line(sc, "you [") and "▀" not in local_tile(sc),
-                        what="video off: the local tile shows its placeholder")
-    assert "video off" in local_tile(screen), "the placeholder says why there is no video"
+    # the placeholder in the local tile says why there is no video, and no video cell is left there
+    screen = s.wait_for(lambda sc: "video off" in label_line(sc, "you [") and "▀" not in local_tile(sc)
+                        and "video off" in local_tile(sc), what="video off: the local tile shows its placeholder")
     assert "▀" in screen, "the other tiles still show video"
     assert "│ video off │" in screen.splitlines()[-1], "the status bar says so too"
 
