@@ -250,16 +250,19 @@ public final class IceAgent {
             if response.errorCode?.code == 487 {
                 // §7.2.5.1: switch to the opposite of the role the request claimed, then retry the pair.
                 switchRole(to: check.role == .controlling ? .controlled : .controlling)
+                if nominating == p { nominating = nil }
                 pairs[p].state = .waiting
                 if !triggered.contains(p) { triggered.append(p) }
             } else {
                 pairs[p].state = .failed
+                if nominating == p { nominating = nil }
             }
             return
         }
         // §7.2.5.2.1: non-symmetric transport addresses fail the check.
         guard sourceMatches else {
             pairs[p].state = .failed
+            if nominating == p { nominating = nil }
             return
         }
         pairs[p].state = .succeeded
@@ -361,13 +364,23 @@ public final class IceAgent {
     /// Regular nomination (§8.1.1): once the best valid pair cannot be beaten by a pending one, or after
     /// `nominationDelay`, repeat its check with USE-CANDIDATE.
     private func scheduleNomination(now: TransportTime) {
-        guard role == .controlling, config.nomination == .regular, nominating == nil, let firstValidAt else { return }
-        guard let best = pairs.indices.filter({ pairs[$0].state == .succeeded }).max(by: { pairs[$0].priority < pairs[$1].priority })
-        else { return }
-        let betterPending = pairs.contains { $0.priority > pairs[best].priority && [.waiting, .inProgress, .frozen].contains($0.state) }
-        guard !betterPending || now - firstValidAt >= config.nominationDelay else { return }
+        guard let (best, due) = nominationPlan(now: now), due <= now else { return }
         nominating = best
         sendCheck(best, useCandidate: true, purpose: .connectivity, now: now)
+        nextPacedCheck = now + config.ta
+    }
+
+    /// The pair to nominate and the earliest time to do it; nil when there is nothing to nominate. Used by both
+    /// `scheduleNomination` and `deadline`, so a deadline never names a moment at which nothing can happen.
+    private func nominationPlan(now: TransportTime) -> (Int, TransportTime)? {
+        guard role == .controlling, config.nomination == .regular, nominating == nil, selectedPair == nil,
+              let firstValidAt else { return nil }
+        guard let best = pairs.indices.filter({ pairs[$0].state == .succeeded }).max(by: { pairs[$0].priority < pairs[$1].priority })
+        else { return nil }
+        let betterPending = pairs.contains { $0.priority > pairs[best].priority && [.waiting, .inProgress, .frozen].contains($0.state) }
+        let ready = betterPending ? firstValidAt + config.nominationDelay : now
+        // The nominating check is a new transaction, so it is paced like any other (§14.2).
+        return (best, max(ready, nextPacedCheck ?? now))
     }
 
     /// §6.1.4.2: one new check per Ta — triggered queue first, then the best Waiting pair, then unfreeze.
@@ -438,9 +451,7 @@ public final class IceAgent {
             let hasWork = !triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen }
             if hasWork && remoteCredentials != nil { candidates.append(max(now, nextPacedCheck ?? now)) }
             if let started = checkingStartedAt { candidates.append(started + config.checkingTimeout) }
-            if role == .controlling, config.nomination == .regular, nominating == nil, let firstValidAt, selectedPair == nil {
-                candidates.append(max(now, firstValidAt + config.nominationDelay))
-            }
+            if let (_, due) = nominationPlan(now: now) { candidates.append(max(now, due)) }
         }
         if selectedPair != nil, state == .connected || state == .disconnected, let last = lastConsentResponse {
             if let next = nextConsentCheck { candidates.append(next) }

@@ -55,6 +55,9 @@ final class IcePairHarness {
     let b: IceAgent
     let addressA: TransportAddress
     let addressB: TransportAddress
+    /// Extra host addresses (more interfaces), gathered after the first.
+    var extraHostsA: [TransportAddress] = []
+    var extraHostsB: [TransportAddress] = []
     var network: VirtualNetwork
     var now = TransportTime.zero
     private(set) var records: [Record] = []
@@ -89,6 +92,8 @@ final class IcePairHarness {
         feed("B", .command(.setRemoteCredentials(a.localCredentials)))
         feed("A", .command(.addLocalHost(addressA)))
         feed("B", .command(.addLocalHost(addressB)))
+        for extra in extraHostsA { feed("A", .command(.addLocalHost(extra))) }
+        for extra in extraHostsB { feed("B", .command(.addLocalHost(extra))) }
     }
 
     func feed(_ name: String, _ input: IceInput) {
@@ -121,7 +126,7 @@ final class IcePairHarness {
             }
             now = max(now, next)
             for t in network.due(at: now) {
-                let receiver = t.to == addressA ? "A" : t.to == addressB ? "B" : nil
+                let receiver = ([addressA] + extraHostsA).contains(t.to) ? "A" : ([addressB] + extraHostsB).contains(t.to) ? "B" : nil
                 if let receiver { feed(receiver, .datagram(from: t.from, to: t.to, bytes: t.bytes)) }
             }
             for name in ["A", "B"] where (deadlines[name].map { $0 <= now } ?? false) {
