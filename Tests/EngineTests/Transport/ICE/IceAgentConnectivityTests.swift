@@ -56,6 +56,11 @@ import Testing
         expectSameSelectedPair(h)
         let roleEvents = h.records.filter { if case .roleChanged = $0.event { true } else { false } }
         #expect(!roleEvents.isEmpty)
+        // The agent that keeps its role answers the crossing check with 487 (§7.3.1.1).
+        let conflicts = h.transmitsFrom.values.joined().filter { (_, t) in
+            (try? StunMessage(decoding: t.bytes))?.errorCode?.code == 487
+        }
+        #expect(!conflicts.isEmpty)
     }
 
     @Test func peerReflexiveCandidateIsLearned() {
