@@ -57,9 +57,14 @@ public final class TransportSession {
     public private(set) var rejectedPackets = 0
     private var out = Output()
 
-    public init(ice config: IceAgentConfig, certificate: DtlsCertificate) {
+    private let srtpProfiles: [SrtpProfile]
+
+    /// - Parameter srtpProfiles: offered in DTLS `use_srtp`, in preference order (AES-CM-80 is mandatory for WebRTC).
+    public init(ice config: IceAgentConfig, certificate: DtlsCertificate,
+                srtpProfiles: [SrtpProfile] = [.aeadAes128Gcm, .aes128CmHmacSha1_80]) {
         ice = IceAgent(config: config)
         self.certificate = certificate
+        self.srtpProfiles = srtpProfiles
     }
 
     public var localFingerprint: DtlsFingerprint { certificate.fingerprint }
@@ -89,7 +94,8 @@ public final class TransportSession {
             absorb(ice.handle(.command(.setRemoteCredentials(remote.credentials)), now: now), now: now)
             guard dtls == nil else { return }
             do {
-                dtls = try DtlsEndpoint(role: remote.localDtlsRole, certificate: certificate, remoteFingerprint: remote.fingerprint)
+                dtls = try DtlsEndpoint(role: remote.localDtlsRole, certificate: certificate, remoteFingerprint: remote.fingerprint,
+                                        profiles: srtpProfiles)
             } catch let error as EngineError {
                 out.events.append(.failed(error))
             } catch {

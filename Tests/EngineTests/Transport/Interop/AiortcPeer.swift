@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 
 /// A real aiortc 1.x peer in a child process (the repository's `.venv`, `make py-deps`), talking JSON lines on
-/// stdin/stdout: it answers our offer, then reports what it received. It binds 127.0.0.1 only (aioice's host
+/// stdin/stdout: it answers our offer (`mode: answer`) or offers and takes our answer (`mode: offer`), then reports
+/// what it received. It binds 127.0.0.1 only (aioice's host
 /// gathering is patched to loopback, see webrtc-interop.md) and kills itself after 25 s.
 final class AiortcPeer {
     static let script = #"""
@@ -29,10 +30,18 @@ final class AiortcPeer {
                     pass
             asyncio.ensure_future(pump())
 
-        await pc.setRemoteDescription(RTCSessionDescription(sdp=json.loads(line)["sdp"], type="offer"))
-        pc.addTrack(AudioStreamTrack())
-        await pc.setLocalDescription(await pc.createAnswer())
-        print(json.dumps({"sdp": pc.localDescription.sdp}), flush=True)
+        request = json.loads(line)
+        if request["mode"] == "answer":
+            await pc.setRemoteDescription(RTCSessionDescription(sdp=request["sdp"], type="offer"))
+            pc.addTrack(AudioStreamTrack())
+            await pc.setLocalDescription(await pc.createAnswer())
+            print(json.dumps({"sdp": pc.localDescription.sdp}), flush=True)
+        else:
+            pc.addTrack(AudioStreamTrack())
+            await pc.setLocalDescription(await pc.createOffer())
+            print(json.dumps({"sdp": pc.localDescription.sdp}), flush=True)
+            line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+            await pc.setRemoteDescription(RTCSessionDescription(sdp=json.loads(line)["sdp"], type="answer"))
         for _ in range(150):
             await asyncio.sleep(0.1)
             if received["frames"] >= 25:
