@@ -120,21 +120,42 @@ struct AiortcInteropTests {
 @Suite(.enabled(if: PythonPeer.python(with: "websockets") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
                 "needs Debian chromium and websockets in .venv (make deps)"))
 struct ChromiumInteropTests {
+    func chromium() throws -> PythonPeer {
+        try PythonPeer(python: PythonPeer.python(with: "websockets")!, script: PeerScripts.chromium, name: "chromium-peer")
+    }
+
     /// We offer audio (controlling, actpass); headless Chromium answers with its fake microphone, `active`, so it
-    /// is the DTLS client and picks the SRTP profile (webrtc-interop.md §4).
-    @Test(.timeLimit(.minutes(1)))
-    func weOfferChromiumAnswers() throws {
-        let peer = try PythonPeer(python: PythonPeer.python(with: "websockets")!, script: PeerScripts.chromium, name: "chromium-peer")
-        let s = try InteropDriver.prepare(role: .controlling, profiles: [.aeadAes128Gcm, .aes128CmHmacSha1_80], peer: peer)
+    /// is the DTLS client and picks among the SRTP profiles we allow (webrtc-interop.md §4).
+    @Test(.timeLimit(.minutes(1)), arguments: [[SrtpProfile.aeadAes128Gcm, .aes128CmHmacSha1_80], [.aes128CmHmacSha1_80]])
+    func weOfferChromiumAnswers(profiles: [SrtpProfile]) throws {
+        let s = try InteropDriver.prepare(role: .controlling, profiles: profiles, peer: try chromium())
         let audio = LocalTrack(kind: .audio, streamID: "conftui", trackID: "audio0", ssrc: SSRC(0x2345_6789), cname: "conftui")
         let offer = SessionDescription.makeOffer(sessionID: "3", transport: InteropDriver.transport(s), audio: audio, video: nil)
-        try s.peer.send(["sdp": offer.sdpText])
+        try s.peer.send(["mode": "answer", "sdp": offer.sdpText])
         let answer = try SessionDescription(parsing: try #require(s.peer.waitForLine(seconds: 30)?["sdp"] as? String))
         #expect(answer.setup(mediaIndex: 0) == .active)
         let opus = try #require(answer.media[0].payloadType(encoding: "opus", clockRate: 48000, channels: 2))
         #expect(opus.rawValue == 111)
         #expect(answer.bundleGroup?.mids.first == "0")
         try InteropDriver.applyRemote(s, answer, localSetup: .passive)
+        let stats = try InteropDriver.exchangeMedia(s, payloadType: opus, ssrc: audio.ssrc,
+                                                    expectedProfile: profiles.count == 1 ? profiles[0] : nil, peerName: "chromium")
+        #expect((stats["dtls"] as? String)?.hasPrefix("connected") == true)
+    }
+
+    /// Chromium offers (controlling, actpass, its full codec list); we answer `active` with its Opus payload type:
+    /// ICE controlled, DTLS client.
+    @Test(.timeLimit(.minutes(1)))
+    func chromiumOffersWeAnswer() throws {
+        let s = try InteropDriver.prepare(role: .controlled, profiles: [.aeadAes128Gcm, .aes128CmHmacSha1_80], peer: try chromium())
+        try s.peer.send(["mode": "offer"])
+        let offer = try SessionDescription(parsing: try #require(s.peer.waitForLine(seconds: 30)?["sdp"] as? String))
+        let audio = LocalTrack(kind: .audio, streamID: "conftui", trackID: "audio0", ssrc: SSRC(0x3456_789A), cname: "conftui")
+        let answer = offer.makeAnswer(sessionID: "4", transport: InteropDriver.transport(s), audio: audio, video: nil)
+        let opus = try #require(answer.media[0].payloadTypes.first)
+        #expect(opus == offer.media[0].payloadType(encoding: "opus", clockRate: 48000, channels: 2))
+        try s.peer.send(["sdp": answer.sdpText])
+        try InteropDriver.applyRemote(s, offer, localSetup: .active)
         let stats = try InteropDriver.exchangeMedia(s, payloadType: opus, ssrc: audio.ssrc, expectedProfile: nil, peerName: "chromium")
         #expect((stats["dtls"] as? String)?.hasPrefix("connected") == true)
     }

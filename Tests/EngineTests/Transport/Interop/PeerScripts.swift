@@ -51,8 +51,9 @@ enum PeerScripts {
     asyncio.run(main())
     """#
 
-    /// Headless Chromium driven over the DevTools protocol (Python `websockets`): answers our offer with a fake
-    /// microphone track, then reports `getStats()`. Flags keep it on loopback and off the network
+    /// Headless Chromium driven over the DevTools protocol (Python `websockets`) on a page served from 127.0.0.1
+    /// (getUserMedia needs a secure context): answers our offer (`mode: answer`) or offers and takes our answer
+    /// (`mode: offer`) with a fake microphone track, then reports `getStats()`. Flags keep it on loopback and off the network
     /// (webrtc-interop.md "Testing against real peers"); killed after 40 s.
     static let chromium = #"""
     import asyncio, http.server, json, os, signal, subprocess, sys, tempfile, threading, urllib.request
@@ -73,6 +74,20 @@ enum PeerScripts {
       });
       return pc.localDescription.sdp;
     })
+    """
+    OFFER_JS = r"""
+    (async () => {
+      const stream = await navigator.mediaDevices.getUserMedia({audio: true});
+      window.pc = new RTCPeerConnection({iceServers: []});
+      for (const t of stream.getTracks()) pc.addTrack(t, stream);
+      await pc.setLocalDescription(await pc.createOffer());
+      await new Promise(r => {
+        if (pc.iceGatheringState === 'complete') return r();
+        pc.addEventListener('icegatheringstatechange', () => pc.iceGatheringState === 'complete' && r());
+        setTimeout(r, 3000);
+      });
+      return pc.localDescription.sdp;
+    })()
     """
     STATS_JS = r"""
     (async () => {
@@ -126,16 +141,21 @@ enum PeerScripts {
                         if msg.get("id") == counter[0]:
                             result = msg["result"]
                             if "exceptionDetails" in result: raise RuntimeError(json.dumps(result["exceptionDetails"]))
-                            return result["result"]["value"]
+                            return result["result"].get("value")
                 url = f"http://127.0.0.1:{server.server_port}/"
                 for _ in range(100):
                     if await evaluate("location.href") == url: break
                     await evaluate(f"location.href = {json.dumps(url)}")
                     await asyncio.sleep(0.1)
-                line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
-                offer = json.loads(line)["sdp"]
-                sdp = await evaluate(f"({ANSWER_JS})({json.dumps(offer)})")
-                print(json.dumps({"sdp": sdp}), flush=True)
+                readline = lambda: asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+                request = json.loads(await readline())
+                if request["mode"] == "answer":
+                    sdp = await evaluate(f"({ANSWER_JS})({json.dumps(request['sdp'])})")
+                    print(json.dumps({"sdp": sdp}), flush=True)
+                else:
+                    print(json.dumps({"sdp": await evaluate(OFFER_JS)}), flush=True)
+                    answer = json.loads(await readline())["sdp"]
+                    await evaluate(f"pc.setRemoteDescription({{type: 'answer', sdp: {json.dumps(answer)}}})")
                 report = {}
                 for _ in range(100):
                     await asyncio.sleep(0.1)
