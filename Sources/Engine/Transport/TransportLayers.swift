@@ -16,4 +16,6 @@
 // | `Driver/`  | The only OS-facing code: host addresses (getifaddrs) and a non-blocking `UdpSocket`. |
 //
 // Tests live in `Tests/EngineTests/Transport/<layer>/`; `Tests/EngineTests/Transport/Harness/` holds the seeded
-// virtual network + virtual clock that runs two agents (or sessions) faster than real time.
+// virtual network + virtual clock that runs two agents (or sessions) faster than real time, and a real-time loop
+// over loopback UDP. `Tests/EngineTests/Transport/Interop/` runs a `TransportSession` against aiortc and headless
+// Chromium on 127.0.0.1 (skipped unless `make py-deps` filled `.venv`). Run: `swift test --filter EngineTests`.

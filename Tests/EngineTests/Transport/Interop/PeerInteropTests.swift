@@ -75,7 +75,7 @@ enum InteropDriver {
     }
 }
 
-@Suite(.enabled(if: PythonPeer.python(with: "aiortc") != nil, "needs aiortc in .venv (make py-deps)"))
+@Suite(.serialized, .enabled(if: PythonPeer.python(with: "aiortc") != nil, "needs aiortc in .venv (make py-deps)"))
 struct AiortcInteropTests {
     func aiortc() throws -> PythonPeer {
         try PythonPeer(python: PythonPeer.python(with: "aiortc")!, script: PeerScripts.aiortc, name: "aiortc-peer")
@@ -117,7 +117,7 @@ struct AiortcInteropTests {
     }
 }
 
-@Suite(.enabled(if: PythonPeer.python(with: "websockets") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+@Suite(.serialized, .enabled(if: PythonPeer.python(with: "websockets") != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
                 "needs Debian chromium and websockets in .venv (make deps)"))
 struct ChromiumInteropTests {
     func chromium() throws -> PythonPeer {
