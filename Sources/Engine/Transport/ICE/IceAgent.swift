@@ -103,7 +103,12 @@ public final class IceAgent {
         }
         if let existing = remotes.firstIndex(where: { $0.transportAddress == address }) {
             // §7.3.1.3: a signalled candidate replaces the peer-reflexive one learned for the same address.
-            if remotes[existing].kind == .prflx && candidate.kind != .prflx { remotes[existing] = candidate }
+            if remotes[existing].kind == .prflx && candidate.kind != .prflx {
+                remotes[existing] = candidate
+                for i in pairs.indices where pairs[i].remote == existing {
+                    pairs[i].priority = pairPriority(local: pairs[i].local, remote: existing)
+                }
+            }
             return existing
         }
         remotes.append(candidate)

@@ -165,3 +165,24 @@ import Testing
 extension Duration {
     var asTime: TransportTime { TransportTime.zero + self }
 }
+
+@Suite struct IcePeerReflexiveReplacementTests {
+    @Test func signalledCandidateReplacesPrflxAndReprioritisesItsPair() throws {
+        let local = IceCredentials(ufrag: "LOCL", pwd: "local-password-0123456789")
+        let base = TransportAddress("10.0.0.1:5000")!, peer = TransportAddress("10.0.0.2:6000")!
+        let agent = IceAgent(config: IceAgentConfig(role: .controlled, local: local, tieBreaker: 1, seed: 1))
+        _ = agent.handle(.command(.addLocalHost(base)), now: .zero)
+        let check = StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: 7, count: 12))!,
+                                attributes: [.username("LOCL:REMO"), .priority(1_000), .iceControlling(9)])
+            .encode(integrityKey: StunIntegrity.shortTermKey(password: local.pwd), fingerprint: true)
+        _ = agent.handle(.datagram(from: peer, to: base, bytes: check), now: .zero)
+        #expect(agent.remoteCandidates.map(\.kind) == [.prflx])
+        let before = try #require(agent.pairs.first?.priority)
+        let signalled = IceCandidate(foundation: "9", priority: 2_000_000_000, address: .ip(peer.ip), port: peer.port, kind: .host)
+        _ = agent.handle(.command(.addRemoteCandidate(signalled)), now: .zero)
+        #expect(agent.remoteCandidates == [signalled])
+        #expect(agent.pairs.count == 1)
+        #expect(agent.pairs[0].priority != before)
+        #expect(agent.pairs[0].priority == CandidatePriority.pair(controlling: signalled.priority, controlled: agent.localCandidates[0].priority))
+    }
+}
