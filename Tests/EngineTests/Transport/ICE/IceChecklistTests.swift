@@ -68,4 +68,19 @@ import Testing
         let selectedEvents = h.records.filter { if case .selectedPairChanged = $0.event { true } else { false } }
         #expect(selectedEvents.count == 2)   // once per agent
     }
+
+    @Test func loopbackPairsOnlyWithLoopback() {
+        let agent = IceAgent(config: IceAgentConfig(role: .controlling, local: .init(ufrag: "abcd", pwd: "0123456789012345678901"),
+                                                    tieBreaker: 1, seed: 1))
+        _ = agent.handle(.command(.addLocalHost(TransportAddress("127.0.0.1:5000")!)), now: .zero)
+        _ = agent.handle(.command(.addLocalHost(TransportAddress("10.0.0.1:5000")!)), now: .zero)
+        for (i, address) in ["127.0.0.1:6000", "192.0.2.2:6000"].enumerated() {
+            let a = TransportAddress(address)!
+            _ = agent.handle(.command(.addRemoteCandidate(IceCandidate(foundation: "\(i)", priority: 100, address: .ip(a.ip),
+                                                                      port: a.port, kind: .host))), now: .zero)
+        }
+        let pairs = agent.pairs.map { (agent.localCandidates[$0.local].transportAddress!, agent.remoteCandidates[$0.remote].transportAddress!) }
+        #expect(pairs.count == 2)
+        #expect(pairs.allSatisfy { $0.0.ip.isLoopback == $0.1.ip.isLoopback })
+    }
 }
