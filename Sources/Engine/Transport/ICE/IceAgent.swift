@@ -51,15 +51,16 @@ public final class IceAgent {
 
     public func handle(_ input: IceInput, now: TransportTime) -> IceOutput {
         out = IceOutput()
-        if state != .closed {
+        // `failed` is terminal (W3C: only an ICE restart leaves it; RFC 7675 §5.1: stop sending), like `closed`.
+        if state != .closed && state != .failed {
             switch input {
             case .command(let command): apply(command, now: now)
             case .datagram(let from, let to, let bytes): receive(bytes, from: from, to: to, now: now)
             case .timeout: break
             }
-            if state != .closed { tick(now: now) }
+            if state != .closed && state != .failed { tick(now: now) }
         }
-        out.deadline = state == .closed ? nil : deadline(now: now)
+        out.deadline = state == .closed || state == .failed ? nil : deadline(now: now)
         defer { out = IceOutput() }
         return out
     }
