@@ -32,6 +32,8 @@ public final class IceAgent {
     private var selectedPair: Int?
     private var lastConsentResponse: TransportTime?
     private var nextConsentCheck: TransportTime?
+    /// Trickle ICE (RFC 8838): until the peer says it is done, a fully failed checklist may still be rescued.
+    private var remoteGatheringComplete = false
     private var rng: IceRandom
     private var out = IceOutput()
     /// Remote `.local` candidates dropped, for diagnostics.
@@ -88,6 +90,8 @@ public final class IceAgent {
             remoteCredentials = credentials
         case .addRemoteCandidate(let candidate):
             addRemote(candidate)
+        case .endOfRemoteCandidates:
+            remoteGatheringComplete = true
         case .close:
             setState(.closed)
         }
@@ -340,7 +344,7 @@ public final class IceAgent {
             sendPacedCheck(now: now)
             if state == .checking, let started = checkingStartedAt {
                 let allFailed = !pairs.isEmpty && pairs.allSatisfy { $0.state == .failed } && transactions.isEmpty
-                if allFailed || now - started >= config.checkingTimeout { setState(.failed) }
+                if (allFailed && remoteGatheringComplete) || now - started >= config.checkingTimeout { setState(.failed) }
             }
         } else {
             consent(now: now)

@@ -20,6 +20,7 @@ public final class TransportSession {
         case addLocalHost(TransportAddress)
         case setRemote(RemoteParameters)
         case addRemoteCandidate(IceCandidate)
+        case endOfRemoteCandidates
         /// A clear RTP / RTCP packet to protect and send on the selected pair (dropped before SRTP is up).
         case sendRTP([UInt8])
         case sendRTCP([UInt8])
@@ -90,6 +91,7 @@ public final class TransportSession {
         switch command {
         case .addLocalHost(let address): absorb(ice.handle(.command(.addLocalHost(address)), now: now), now: now)
         case .addRemoteCandidate(let c): absorb(ice.handle(.command(.addRemoteCandidate(c)), now: now), now: now)
+        case .endOfRemoteCandidates: absorb(ice.handle(.command(.endOfRemoteCandidates), now: now), now: now)
         case .setRemote(let remote):
             absorb(ice.handle(.command(.setRemoteCredentials(remote.credentials)), now: now), now: now)
             guard dtls == nil else { return }

@@ -40,6 +40,7 @@ enum InteropDriver {
         let loopback = remote.allCandidates.filter { $0.address.ip?.isLoopback == true }
         #expect(!loopback.isEmpty, "peer offered no loopback candidate: \(remote.allCandidates)")
         for candidate in loopback { s.loop.feed(0, .command(.addRemoteCandidate(candidate))) }
+        if remote.media.contains(where: \.endOfCandidates) { s.loop.feed(0, .command(.endOfRemoteCandidates)) }
     }
 
     /// Sends 20 ms Opus silence frames (TOC 0xF8: CELT fullband 20 ms) until aiortc reports, then checks both ways.
