@@ -125,8 +125,10 @@ public final class IceAgent {
     private func addPair(local l: Int, remote r: Int) -> Int? {
         guard let remoteAddress = remotes[r].transportAddress,
               remoteAddress.ip.isIPv4 == locals[l].base.ip.isIPv4 else { return nil }   // §6.1.2.2: same family
-        // A loopback socket can only reach loopback (and vice versa): such pairs could only fail, slowly.
-        guard remoteAddress.ip.isLoopback == locals[l].base.ip.isLoopback else { return nil }
+        // A signalled non-loopback address is not worth checking from a loopback socket (or vice versa): such pairs
+        // normally just fail, slowly. A peer-reflexive one is different: its check already arrived on that socket
+        // (Linux delivers 192.0.2.2 → 127.0.0.1), and Chromium may nominate exactly that pair.
+        guard remoteAddress.ip.isLoopback == locals[l].base.ip.isLoopback || remotes[r].kind == .prflx else { return nil }
         if let existing = pairs.firstIndex(where: { $0.local == l && $0.remote == r }) { return existing }
         var pair = CandidatePair(local: l, remote: r,
                                  foundation: locals[l].candidate.foundation + ":" + remotes[r].foundation,
