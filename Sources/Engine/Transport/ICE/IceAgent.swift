@@ -13,6 +13,9 @@ public final class IceAgent {
     public private(set) var role: IceRole
     public private(set) var remoteCredentials: IceCredentials?
     public private(set) var selected: SelectedPair?
+    /// Round-trip time of the latest check answered on the selected pair (consent checks keep it fresh).
+    /// Karn's rule: only transactions answered before any retransmission are measured.
+    public private(set) var roundTripTime: Duration?
 
     struct LocalCandidate {
         var candidate: IceCandidate
@@ -254,6 +257,10 @@ public final class IceAgent {
         if pairs[p].transaction == response.transactionID { pairs[p].transaction = nil }
         let remoteAddress = remotes[pairs[p].remote].transportAddress
         let sourceMatches = from == remoteAddress && to == locals[pairs[p].local].base
+        if sourceMatches, response.type.stunClass == .successResponse, check.transmissions == 1,
+           selectedPair == nil || selectedPair == p {
+            roundTripTime = now - check.firstSentAt
+        }
 
         if check.purpose == .consent {
             // RFC 7675 §5.1: only an authenticated success from the checked address renews consent.
@@ -450,7 +457,7 @@ public final class IceAgent {
             .encode(integrityKey: StunIntegrity.shortTermKey(password: remote.pwd), fingerprint: true)
         transactions[tid] = PendingCheck(pair: p, purpose: purpose, useCandidate: useCandidate && role == .controlling, role: role,
                                          bytes: bytes, transmissions: 1, rto: config.initialRTO,
-                                         nextRetransmit: now + config.initialRTO)
+                                         nextRetransmit: now + config.initialRTO, firstSentAt: now)
         if purpose == .connectivity {
             if let old = pairs[p].transaction { transactions[old] = nil }
             pairs[p].transaction = tid
