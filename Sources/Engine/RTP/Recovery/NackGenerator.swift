@@ -33,7 +33,8 @@ public struct NackGenerator: Sendable {
 
     public var missingCount: Int { missing.count }
 
-    func retryInterval(rtt: Duration) -> Duration { max(rtt * 5 / 4, configuration.minRetryInterval) }
+    /// One RTT plus 10 %: the answer to the previous request had its chance to arrive.
+    func retryInterval(rtt: Duration) -> Duration { max(rtt * 11 / 10, configuration.minRetryInterval) }
 
     /// Records an arrival. Returns false when the jump was too large to NACK (ask for a keyframe).
     @discardableResult

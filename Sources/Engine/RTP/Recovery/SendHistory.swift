@@ -6,8 +6,8 @@
 ///
 /// A ring of `capacity` slots indexed by sequence number modulo capacity (a power of two that
 /// divides 65536, so the ring stays aligned across the wrap); entries older than `maxAge` are not
-/// resent, and one packet is resent at most once per RTT (a second NACK within the RTT was sent
-/// before our first answer could arrive).
+/// resent, and one packet is resent at most once per 3/4 RTT (a second NACK sooner than that was
+/// sent before our first answer could arrive; the receiver retries after about one RTT).
 public struct SendHistory: Sendable {
     private struct Entry: Sendable {
         var sequence: UInt16
@@ -39,7 +39,7 @@ public struct SendHistory: Sendable {
         for seq in sequences {
             let i = Int(seq.rawValue) % capacity
             guard var e = ring[i], e.sequence == seq.rawValue, now - e.sentAt <= maxAge else { missed += 1; continue }
-            if let last = e.lastResent, now - last < rtt { continue }
+            if let last = e.lastResent, now - last < rtt * 3 / 4 { continue }
             e.lastResent = now
             ring[i] = e
             out.append(e.bytes)

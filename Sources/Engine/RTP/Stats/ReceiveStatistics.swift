@@ -80,7 +80,7 @@ public struct ReceiveStatistics: Sendable {
         if let sr = lastSenderReport {
             lsr = sr.middle
             let delay = now - sr.arrival
-            dlsr = UInt32(clamping: delay.components.seconds * 65_536 + delay.components.attoseconds * 65_536 / 1_000_000_000_000_000_000)
+            dlsr = UInt32(clamping: Int64((max(0, delay / .seconds(1)) * 65_536).rounded()))
         }
         // The unwrapper starts in cycle 1; the wire value counts cycles from 0 (A.1).
         let wireHighest = UInt32(truncatingIfNeeded: highestSequence - (1 << 16))
