@@ -67,8 +67,9 @@ public struct RTPPacket: Equatable, Sendable {
                          payload: Array(bytes[r.offset..<payloadEnd]), paddingLength: padding)
     }
 
-    /// Quick check used to demultiplex (RFC 5761 §4): RTCP packet types 192...223 in the second
-    /// byte (with the marker bit, 64...95 for RTP payload types is what collides, so PTs there are unusual).
+    /// Demultiplexes RTP from RTCP on one port (RFC 5761 §4): the second byte of RTCP is a packet
+    /// type in 192...223; RTP payload types 64...95 would collide with it, which is why they are
+    /// not used with rtcp-mux.
     public static func looksLikeRTCP(_ bytes: [UInt8]) -> Bool {
         bytes.count >= 2 && (192...223).contains(bytes[1])
     }
