@@ -71,12 +71,12 @@ public struct AudioJitterBuffer: Sendable {
         if firstTimestamp == nil { firstTimestamp = ts; firstArrival = now }
         let offset = ts - base
         let slot = offset >= 0 ? offset / Self.frameTicks : -((-offset + Self.frameTicks - 1) / Self.frameTicks)
+        if let next = nextSlot, slot < next { latePackets += 1; return }
+        if slots[slot] != nil { duplicates += 1; return }
         // A.8: D = (Rj - Ri) - (Sj - Si), J += (|D| - J)/16, here in seconds.
         let transit = now.seconds - Double(offset) / 48_000
         if let last = lastTransit { jitter += (abs(transit - last) - jitter) / 16 }
         lastTransit = transit
-        if let next = nextSlot, slot < next { latePackets += 1; return }
-        if slots[slot] != nil { duplicates += 1; return }
         if let next = nextSlot, slot - next > Int64(configuration.maxPackets) { latePackets += 1; return }
         guard slots.count < configuration.maxPackets else { return }
         slots[slot] = packet.payload
