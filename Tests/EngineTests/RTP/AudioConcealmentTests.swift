@@ -89,3 +89,21 @@ import Testing
     buffer.insert(packet(1), now: t0 + .milliseconds(300))   // long played
     #expect(buffer.latePackets == 1)
 }
+
+@Test func theAudioDelayGrowsWithJitterWithinItsBounds() {
+    func settle(jitterMs: Int) -> Duration {
+        var buffer = AudioJitterBuffer()
+        var rng = SplitMix64(seed: UInt64(jitterMs))
+        for n in 0..<300 {
+            let arrival = n * 20 + Int(rng.next() % UInt64(jitterMs + 1))
+            buffer.insert(RTPPacket(payloadType: PayloadType(rawValue: 111)!, sequenceNumber: SequenceNumber(UInt16(n)),
+                                    timestamp: UInt32(n * 960), ssrc: SSRC(1), payload: [1]),
+                          now: TransportTime.zero + .milliseconds(arrival))
+        }
+        return buffer.targetDelay
+    }
+    #expect(settle(jitterMs: 0) == .milliseconds(40))
+    let medium = settle(jitterMs: 40)
+    #expect(medium > .milliseconds(40) && medium < .milliseconds(120))
+    #expect(settle(jitterMs: 400) == .milliseconds(120))
+}

@@ -19,6 +19,8 @@ struct VideoCallSimulation {
         var keyframesForced = 0
         var averageLatency: Duration = .zero
         var drops = 0
+        var receiverSnapshot: VideoReceiveStream.Snapshot?
+        var senderSnapshot: VideoSendStream.Snapshot?
         var keyframesEncoded = 0
         var rtt: Duration = .zero
         var shownFraction: Double { framesEncoded == 0 ? 0 : Double(framesShown) / Double(framesEncoded) }
@@ -114,6 +116,8 @@ struct VideoCallSimulation {
         }
         if let last = lastShown, end - last > freezeThreshold { result.freeze += end - last }
         if lastShown == nil { result.freeze = .seconds(seconds) }
+        result.receiverSnapshot = receiver.snapshot(now: end)
+        result.senderSnapshot = sender.snapshot(now: end)
         result.retransmissions = sender.history.retransmitted
         result.keyframesForced = sender.keyframes.keyframesForced
         result.averageLatency = receiver.buffer.averageLatency
@@ -160,6 +164,17 @@ func lossRecoveryKeepsVideoFlowing(loss: Double) throws {
     #expect(pliOnly.shownFraction > off.shownFraction)
     #expect(on.freeze < (loss < 0.1 ? .seconds(3) : off.freeze * 0.6))
     #expect(on.retransmissions > 0)
+    // The stats agree with what happened on the link and at the decoder.
+    let rs = try #require(on.receiverSnapshot), ss = try #require(on.senderSnapshot)
+    #expect(rs.framesDecodable == on.framesShown)
+    // RFC 3550 A.3 counts retransmitted and duplicated packets as received, so with plain
+    // retransmission (no RTX) the cumulative loss nets out to about zero or below.
+    #expect(rs.packetsLost <= 5)
+    #expect(rs.nacksSent > 0)
+    #expect(abs(rs.framesPerSecond - 15) <= 3)
+    #expect(rs.bitsPerSecond > 50_000 && ss.bitsPerSecond > 50_000)
+    #expect(ss.retransmissions == on.retransmissions)
+    #expect(abs((ss.roundTripTime ?? .zero) / .milliseconds(1) - 90) < 20)   // 2 x (40 ms + jitter 0-10 ms)
     #expect(off.retransmissions == 0)
 }
 

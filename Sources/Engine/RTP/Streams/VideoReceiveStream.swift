@@ -125,6 +125,32 @@ public struct VideoReceiveStream: Sendable {
     /// Frames handed out per second over the last second.
     public mutating func framesPerSecond(now: TransportTime) -> Double { frameRate.eventsPerSecond(now: now) }
 
+    /// The figures a stats overlay shows for this stream.
+    public struct Snapshot: Sendable, Equatable {
+        public var packetsReceived: UInt64
+        public var bytesReceived: UInt64
+        public var packetsLost: Int64
+        /// Loss in the last report interval, 0...1.
+        public var fractionLost: Double
+        public var jitterSeconds: Double
+        public var framesPerSecond: Double
+        public var bitsPerSecond: Double
+        public var framesDecodable: Int
+        public var framesDropped: Int
+        public var nacksSent: Int
+        public var plisSent: Int
+        public var averageFrameLatency: Duration
+    }
+
+    public mutating func snapshot(now: TransportTime) -> Snapshot {
+        Snapshot(packetsReceived: statistics.packetsReceived, bytesReceived: statistics.bytesReceived,
+                 packetsLost: statistics.cumulativeLost, fractionLost: Double(statistics.lastFractionLost) / 256,
+                 jitterSeconds: statistics.jitterSeconds, framesPerSecond: framesPerSecond(now: now),
+                 bitsPerSecond: statistics.bitsPerSecond(now: now), framesDecodable: buffer.framesOut,
+                 framesDropped: buffer.framesDropped, nacksSent: nack.requestsSent, plisSent: keyframeRequests.sent,
+                 averageFrameLatency: buffer.averageLatency)
+    }
+
     public func nextDeadline() -> TransportTime? {
         [buffer.nextDeadline(), configuration.nack ? nack.nextDeadline(rtt: roundTripTime) : nil,
          configuration.pli ? keyframeRequests.nextDeadline() : nil, reports.nextReport].compactMap { $0 }.min()

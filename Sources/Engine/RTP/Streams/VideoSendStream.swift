@@ -129,4 +129,26 @@ public struct VideoSendStream: Sendable {
     }
 
     public var nextDeadline: TransportTime? { reports.nextReport }
+
+    /// The figures a stats overlay shows for this stream.
+    public struct Snapshot: Sendable, Equatable {
+        public var packetsSent: UInt32
+        public var payloadBytesSent: UInt32
+        public var retransmissions: Int
+        public var bitsPerSecond: Double
+        public var targetBitrate: Int
+        public var roundTripTime: Duration?
+        /// What the peer last reported, 0...1.
+        public var remoteFractionLost: Double
+        public var keyframeRequests: Int
+        public var keyframesForced: Int
+    }
+
+    public mutating func snapshot(now: TransportTime) -> Snapshot {
+        Snapshot(packetsSent: statistics.packetsSent, payloadBytesSent: statistics.payloadOctetsSent,
+                 retransmissions: history.retransmitted, bitsPerSecond: statistics.bitsPerSecond(now: now),
+                 targetBitrate: targetBitrate, roundTripTime: statistics.roundTripTime,
+                 remoteFractionLost: Double(statistics.remoteFractionLost) / 256,
+                 keyframeRequests: keyframes.requestsReceived, keyframesForced: keyframes.keyframesForced)
+    }
 }
