@@ -93,7 +93,7 @@ import Testing
 @Test func theAudioDelayGrowsWithJitterWithinItsBounds() {
     func settle(jitterMs: Int) -> Duration {
         var buffer = AudioJitterBuffer()
-        var rng = SeededRandom(seed: UInt64(jitterMs))
+        var rng = SplitMixRandom(seed: UInt64(jitterMs))
         for n in 0..<300 {
             let arrival = n * 20 + Int(rng.next() % UInt64(jitterMs + 1))
             buffer.insert(RTPPacket(payloadType: PayloadType(rawValue: 111)!, sequenceNumber: SequenceNumber(UInt16(n)),

@@ -28,7 +28,7 @@ private func packets(for payloads: [[UInt8]], firstSeq: UInt16, timestamp: UInt3
 }
 
 @Test func packetizerFitsTheMTUAndTheDepacketizerRebuildsTheFrame() throws {
-    var rng = SeededRandom(seed: 7)
+    var rng = SplitMixRandom(seed: 7)
     var packetizer = VP8Packetizer(maxPayloadSize: 1200, initialPictureId: 0x7FFE)
     for size in [1, 1196, 1197, 3000, 25_000] {
         let frame = (0..<size).map { _ in UInt8(truncatingIfNeeded: rng.next()) }

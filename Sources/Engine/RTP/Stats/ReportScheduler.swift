@@ -3,12 +3,12 @@
 /// seeded generator so a session (and its tests) stays deterministic.
 public struct ReportScheduler: Sendable {
     public let interval: Duration
-    private var rng: SeededRandom
+    private var rng: SplitMixRandom
     public private(set) var nextReport: TransportTime?
 
     public init(interval: Duration = .seconds(1), seed: UInt64) {
         self.interval = interval
-        rng = SeededRandom(seed: seed)
+        rng = SplitMixRandom(seed: seed)
     }
 
     /// True when a report is due at `now`; schedules the next one.

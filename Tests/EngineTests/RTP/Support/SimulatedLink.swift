@@ -13,7 +13,7 @@ struct SimulatedLink {
     }
 
     var conditions: Conditions
-    private var rng: SeededRandom
+    private var rng: SplitMixRandom
     private var inFlight: [(at: TransportTime, order: Int, bytes: [UInt8])] = []
     private var counter = 0
     private(set) var sent = 0
@@ -22,7 +22,7 @@ struct SimulatedLink {
 
     init(_ conditions: Conditions, seed: UInt64) {
         self.conditions = conditions
-        rng = SeededRandom(seed: seed)
+        rng = SplitMixRandom(seed: seed)
     }
 
     mutating func send(_ bytes: [UInt8], now: TransportTime) {

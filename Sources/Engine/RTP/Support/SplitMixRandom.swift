@@ -1,6 +1,6 @@
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so everything random in the
 /// RTP layer (report interval jitter, initial sequence numbers) and in its tests is reproducible.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+public struct SplitMixRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }
