@@ -107,3 +107,23 @@ import Testing
     #expect(medium > .milliseconds(40) && medium < .milliseconds(120))
     #expect(settle(jitterMs: 400) == .milliseconds(120))
 }
+
+@Test func aTimestampJumpRestartsPlayoutInsteadOfStalling() {
+    var buffer = AudioJitterBuffer()
+    func packet(_ n: UInt32, ts: UInt32) -> RTPPacket {
+        RTPPacket(payloadType: PayloadType(rawValue: 111)!, sequenceNumber: SequenceNumber(UInt16(n)), timestamp: ts, ssrc: SSRC(1),
+                  payload: [UInt8(n)])
+    }
+    var pulls: [AudioJitterBuffer.Pull] = []
+    for ms in 0..<1_000 {
+        // 25 packets in order, then the sender's clock jumps by an hour's worth of ticks.
+        if ms % 20 == 0 {
+            let n = UInt32(ms / 20)
+            buffer.insert(packet(n, ts: n < 25 ? n * 960 : 172_800_000 + n * 960), now: TransportTime.zero + .milliseconds(ms))
+        }
+        if ms % 20 == 10 { pulls.append(buffer.pull(now: TransportTime.zero + .milliseconds(ms))) }
+    }
+    #expect(buffer.resyncs == 1)
+    // After the jump, packets play again (after a short re-buffering), instead of an hour of concealment.
+    #expect(pulls.suffix(10).allSatisfy { if case .packet = $0 { true } else { false } })
+}

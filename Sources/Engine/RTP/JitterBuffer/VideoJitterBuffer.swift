@@ -64,6 +64,9 @@ public struct VideoJitterBuffer: Sendable {
     /// Last sequence number of the last frame handed out (or of the keyframe we resumed at).
     private var lastHandedOut: UInt64?
     public private(set) var waitingForKeyframe = true
+    static let restartLateRun = 50
+    private var lateRun = 0
+    public private(set) var restarts = 0
     private var gaveUp: Set<UInt64> = []
 
     // Statistics.
@@ -90,7 +93,19 @@ public struct VideoJitterBuffer: Sendable {
     @discardableResult
     public mutating func insert(_ packet: RTPPacket, sequence: ExtendedSequenceNumber, now: TransportTime) -> InsertResult {
         let seq = sequence.rawValue
-        if let last = lastHandedOut, seq <= last { latePackets += 1; return .late }
+        if let last = lastHandedOut, seq <= last {
+            latePackets += 1
+            lateRun += 1
+            // A long run of "late" packets is a sender that restarted its sequence numbers, not
+            // reordering: start over and wait for a keyframe of the new numbering.
+            guard lateRun >= Self.restartLateRun else { return .late }
+            restarts += 1
+            packets.removeAll()
+            gaveUp.removeAll()
+            lastHandedOut = nil
+            waitingForKeyframe = true
+        }
+        lateRun = 0
         guard packets[seq] == nil else { duplicates += 1; return .duplicate }
         let parsed = try? VP8PayloadDescriptor.parse(packet.payload)
         let starts = parsed?.0.startsFrame ?? false
