@@ -27,7 +27,7 @@ struct VideoCallSimulation {
     }
 
     /// Frames of the test card, made once (the card is the slow part in a debug build).
-    nonisolated(unsafe) static let frames: [VideoFrame] = {
+    static let frames: [VideoFrame] = {
         let clock = FakeClock(start: 0, step: 1.0 / 15)
         let card = try! TestCardSource(width: 160, height: 120, frameRate: 15, participant: 2, clock: { clock() })
         return (0..<300).map { _ in try! card.nextFrame()! }
