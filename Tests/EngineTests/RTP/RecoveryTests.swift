@@ -82,3 +82,29 @@ private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValu
     do { let v = k.poll(now: at(2_000)); #expect(!v) }
     #expect(k.sent == 2)
 }
+
+@Test func aLostLastPacketIsSuspectedBeforeTheNextFrameArrives() {
+    var tail = TailLossDetector()
+    // Frame A: 3 packets 2 ms apart, with its marker: nothing suspect.
+    for (i, seq) in (100...102).enumerated() {
+        tail.received(ExtendedSequenceNumber(UInt64(seq)), marker: seq == 102, timestamp: 1, now: at(i * 2))
+    }
+    do { let v = tail.poll(now: at(50)); #expect(v == nil) }
+    #expect(tail.nextDeadline() == nil)
+    // Frame B: 2 packets arrive, the last one (with the marker) never does.
+    tail.received(ExtendedSequenceNumber(103), marker: false, timestamp: 2, now: at(67))
+    tail.received(ExtendedSequenceNumber(104), marker: false, timestamp: 2, now: at(69))
+    // 3 x the smoothed gap (from 5 ms towards the 2 ms seen here), at least 10 ms.
+    #expect(tail.timeout >= .milliseconds(10) && tail.timeout <= .milliseconds(15))
+    do { let v = tail.poll(now: at(75)); #expect(v == nil) }
+    #expect(tail.nextDeadline() == at(69) + tail.timeout)
+    do { let v = tail.poll(now: at(69) + tail.timeout); #expect(v == ExtendedSequenceNumber(105)) }
+    do { let v = tail.poll(now: at(90)); #expect(v == nil) }   // once per newest packet
+    // The NACK generator asks for it like any missing packet, and forgets it when it arrives.
+    var nack = NackGenerator()
+    nack.received(ExtendedSequenceNumber(104), now: at(69))
+    nack.suspect(ExtendedSequenceNumber(105), now: at(79))
+    do { let v = nack.poll(now: at(79), rtt: .milliseconds(100)).request; #expect(v == [ExtendedSequenceNumber(105)]) }
+    nack.received(ExtendedSequenceNumber(105), now: at(170))
+    #expect(nack.missingCount == 0)
+}

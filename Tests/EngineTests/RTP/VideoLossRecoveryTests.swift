@@ -19,6 +19,7 @@ struct VideoCallSimulation {
         var keyframesForced = 0
         var averageLatency: Duration = .zero
         var drops = 0
+        var freezes: [(TransportTime, Duration)] = []
         var receiverSnapshot: VideoReceiveStream.Snapshot?
         var senderSnapshot: VideoSendStream.Snapshot?
         var keyframesEncoded = 0
@@ -29,7 +30,7 @@ struct VideoCallSimulation {
     /// Frames of the test card, made once (the card is the slow part in a debug build).
     static let frames: [VideoFrame] = {
         let clock = FakeClock(start: 0, step: 1.0 / 15)
-        let card = try! TestCardSource(width: 160, height: 120, frameRate: 15, participant: 2, clock: { clock() })
+        let card = try! TestCardSource(width: 320, height: 240, frameRate: 15, participant: 2, clock: { clock() })
         return (0..<300).map { _ in try! card.nextFrame()! }
     }()
 
@@ -47,7 +48,7 @@ struct VideoCallSimulation {
         rc.nack = recovery == .nackAndPLI
         rc.pli = recovery != .none
         var receiver = VideoReceiveStream(configuration: rc)
-        let encoder = try VP8Encoder(width: 160, height: 120, bitrateKbps: 200, frameRate: 15)
+        let encoder = try VP8Encoder(width: 320, height: 240, bitrateKbps: 300, frameRate: 15)
         let decoder = try VP8Decoder()
 
         var result = Result()
@@ -66,7 +67,7 @@ struct VideoCallSimulation {
                 // A freeze is a gap between shown frames longer than max(3 x, + 150 ms) the
                 // frame interval; its whole length counts (W3C webrtc-stats totalFreezesDuration).
                 let since = lastShown ?? .zero
-                if now - since > freezeThreshold { result.freeze += now - since }
+                if now - since > freezeThreshold { result.freeze += now - since; result.freezes.append((since, now - since)) }
                 lastShown = now
             } catch {
                 result.decodeFailures += 1
@@ -132,7 +133,7 @@ private func ms(_ d: Duration) -> Int { Int(d.components.seconds * 1000 + d.comp
 private func report(_ label: String, _ r: VideoCallSimulation.Result) {
     let percent = (r.shownFraction * 1000).rounded() / 10
     var line = "[rtp-sim] \(label): shown \(r.framesShown)/\(r.framesEncoded) = \(percent)%"
-    line += ", freeze \(ms(r.freeze)) ms, retransmissions \(r.retransmissions), PLI \(r.plisSent)"
+    line += ", freeze \(ms(r.freeze)) ms in \(r.freezes.count), retransmissions \(r.retransmissions), PLI \(r.plisSent)"
     line += ", forced keyframes \(r.keyframesForced), decode failures \(r.decodeFailures)"
     line += ", avg packet-to-frame \(ms(r.averageLatency)) ms, unrecoverable \(r.drops), keyframes \(r.keyframesEncoded), RTT \(ms(r.rtt)) ms"
     print(line)

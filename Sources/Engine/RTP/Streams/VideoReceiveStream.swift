@@ -40,6 +40,7 @@ public struct VideoReceiveStream: Sendable {
     public let configuration: Configuration
     public private(set) var buffer: VideoJitterBuffer
     public private(set) var nack: NackGenerator
+    public private(set) var tailLoss = TailLossDetector()
     public private(set) var keyframeRequests: KeyframeRequester
     public private(set) var statistics: ReceiveStatistics
     private var reports: ReportScheduler
@@ -71,7 +72,10 @@ public struct VideoReceiveStream: Sendable {
         guard packet.ssrc == configuration.remoteSSRC else { return }
         receivedAny = true
         let seq = statistics.record(packet, size: size, now: now)
-        if configuration.nack, !nack.received(seq, now: now) { buffer.requireKeyframe() }
+        if configuration.nack {
+            if !nack.received(seq, now: now) { buffer.requireKeyframe() }
+            tailLoss.received(seq, marker: packet.marker, timestamp: packet.timestamp, now: now)
+        }
         buffer.insert(packet, sequence: seq, now: now)
     }
 
@@ -91,6 +95,7 @@ public struct VideoReceiveStream: Sendable {
         var out = Output()
         var feedback: [RTCPPacket] = []
         if configuration.nack {
+            if let suspect = tailLoss.poll(now: now) { nack.suspect(suspect, now: now) }
             let (request, gaveUp) = nack.poll(now: now, rtt: roundTripTime)
             for s in gaveUp { buffer.retransmissionGaveUp(s) }
             if !request.isEmpty {
@@ -153,6 +158,7 @@ public struct VideoReceiveStream: Sendable {
 
     public func nextDeadline() -> TransportTime? {
         [buffer.nextDeadline(), configuration.nack ? nack.nextDeadline(rtt: roundTripTime) : nil,
+         configuration.nack ? tailLoss.nextDeadline() : nil,
          configuration.pli ? keyframeRequests.nextDeadline() : nil, reports.nextReport].compactMap { $0 }.min()
     }
 }
