@@ -109,6 +109,8 @@ public struct VideoReceiveStream: Sendable {
         for f in frames {
             frameRate.add(now: now)
             if f.isKeyframe { keyframeRequests.satisfied() }
+            // Nothing up to a frame already handed out is worth asking for any more.
+            if configuration.nack { nack.forget(through: f.lastSequence) }
         }
         // PLI at start (media but no keyframe yet), after an unrecoverable gap, after a decode failure.
         if configuration.pli, receivedAny, buffer.waitingForKeyframe { keyframeRequests.request() }
