@@ -85,6 +85,11 @@ private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds
     jb.insert(d1[0].1, sequence: d1[0].0, now: at(1))
     jb.insert(d1[2].1, sequence: d1[2].0, now: at(2))
     #expect(jb.poll(now: at(3)).events.isEmpty)
+    // A packet given up in a *later* frame does not end this frame's wait.
+    let d2 = f.frame(keyframe: false, parts: 2)
+    jb.insert(d2[0].1, sequence: d2[0].0, now: at(3))
+    jb.retransmissionGaveUp(d2[1].0)
+    #expect(jb.poll(now: at(3)).events.isEmpty)
     jb.retransmissionGaveUp(d1[1].0)
     do { let v = jb.poll(now: at(4)).events; #expect(v == [.frameDropped(firstSequence: d1[0].0, reason: .retransmissionGaveUp), .keyframeNeeded]) }
 }

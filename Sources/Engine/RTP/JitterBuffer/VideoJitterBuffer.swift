@@ -140,7 +140,7 @@ public struct VideoJitterBuffer: Sendable {
                     guard let oldest = packets.values.map(\.arrival).min() else { return (frames, events) }
                     let reason: DropReason?
                     if packets.count > configuration.maxPackets { reason = .overflow }
-                    else if gaveUp.contains(where: { $0 >= cursor }) { reason = .retransmissionGaveUp }
+                    else if gaveUpWithinFrame(at: cursor) { reason = .retransmissionGaveUp }
                     else if now - oldest >= configuration.holdTime { reason = .holdExpired }
                     else { reason = nil }
                     guard let reason else { return (frames, events) }
@@ -184,6 +184,14 @@ public struct VideoJitterBuffer: Sendable {
             seq += 1
         }
         return .incomplete
+    }
+
+    /// True when a packet the NACK generator gave up on lies in the frame starting at `cursor`
+    /// (up to the next buffered frame start); a loss in a later frame is that frame's problem.
+    private func gaveUpWithinFrame(at cursor: UInt64) -> Bool {
+        guard !gaveUp.isEmpty else { return false }
+        let nextStart = packets.lazy.filter { $0.key > cursor && $0.value.startsFrame }.map(\.key).min()
+        return gaveUp.contains { seq in seq >= cursor && seq < (nextStart ?? UInt64.max) }
     }
 
     private func earliestCompleteKeyframe() -> (UInt64, UInt64)? {
