@@ -27,7 +27,8 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
 
         .target(name: "Signaling", dependencies: ["COpenSSL"], swiftSettings: release),
-        .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"], swiftSettings: release),
+        .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"],
+                exclude: ["RTP/README.md"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),
         .target(name: "RoomModel", swiftSettings: release),
         .executableTarget(
