@@ -104,6 +104,11 @@ def test_browser_and_aiortc_exchange_video_and_audio(signaling_server, chromium:
     async def scenario() -> None:
         page = await asyncio.to_thread(chromium.new_page, f"{signaling_server.http_url}#{room}", "browser", PAGE_READY)
         pages.append(page)
+        # The newcomer offers to whoever is listed in `_peers`: the page must have joined first.
+        joined_by = time.monotonic() + 10
+        while not (await asyncio.to_thread(page.evaluate, "conftui.state()")).get("you"):
+            assert time.monotonic() < joined_by, "the page did not join its room within 10 s"
+            await asyncio.sleep(0.1)
         connected, stop = asyncio.Event(), asyncio.Event()
         client = asyncio.ensure_future(aiortc_newcomer(signaling_server.ws_url, room, received, connected, stop))
         try:
