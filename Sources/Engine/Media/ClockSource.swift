@@ -28,11 +28,13 @@ public final class ClockSource: VideoSource {
         let text = "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
         var canvas = I420Canvas(width: width, height: height)
         canvas.fill(x: 0, y: 0, w: width, h: height, yuv: (28, 140, 120))
-        let digitHeight = height / 3
+        // Eight glyphs take about 5.25 digit heights of width (six digits of 0.75, two colons of
+        // 0.375): keep them inside the frame with a margin.
+        let digitHeight = min(height / 3, width * 17 / 100)
         // Six digits (width h/2 + 2t each) and two colons (3t each), centred.
         let t8 = max(1, digitHeight / 8)
         let textWidth = 6 * (digitHeight / 2 + 2 * t8) + 2 * 3 * t8
-        SevenSegment.draw(text, on: &canvas, x: max(0, (width - textWidth) / 2), y: height / 3,
+        SevenSegment.draw(text, on: &canvas, x: max(0, (width - textWidth) / 2), y: (height - digitHeight) / 2,
                           digitHeight: digitHeight, yuv: (200, 110, 150))
         let fraction = now - now.rounded(.down)
         canvas.fill(x: 0, y: height - height / 16, w: Int(Double(width) * fraction), h: height / 16, yuv: (120, 170, 90))
