@@ -31,7 +31,7 @@ public struct RTPPacket: Equatable, Sendable {
     /// Parses one packet, checking every length against the datagram.
     public static func parse(_ bytes: [UInt8]) throws(EngineError) -> RTPPacket {
         func bad(_ reason: String) -> EngineError { .malformed(what: "RTP packet", reason: reason) }
-        var r = WireReader(bytes)
+        var r = ByteReader(bytes)
         guard let b0 = r.u8(), let b1 = r.u8(), let seq = r.u16(), let ts = r.u32(), let ssrc = r.u32() else {
             throw bad("\(bytes.count) bytes, shorter than the 12-byte header")
         }
@@ -48,7 +48,7 @@ public struct RTPPacket: Equatable, Sendable {
         var extensions: RTPHeaderExtensions?
         if hasExtension {
             guard let profile = r.u16(), let words = r.u16() else { throw bad("truncated extension header") }
-            guard let body = r.take(Int(words) * 4) else { throw bad("extension of \(words) words overruns the packet") }
+            guard let body = r.take(Int(words) * 4).map(Array.init) else { throw bad("extension of \(words) words overruns the packet") }
             extensions = try RTPHeaderExtensions.parse(profile: profile, body: body)
         }
         var payloadEnd = bytes.count

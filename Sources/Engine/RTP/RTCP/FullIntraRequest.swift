@@ -14,7 +14,7 @@ public struct FullIntraRequest: Equatable, Sendable {
 
     public init(senderSSRC: SSRC, entries: [Entry]) { self.senderSSRC = senderSSRC; self.entries = entries }
 
-    static func parse(body r: inout WireReader) throws(EngineError) -> FullIntraRequest {
+    static func parse(body r: inout ByteReader) throws(EngineError) -> FullIntraRequest {
         guard let s = r.u32(), r.u32() != nil else { throw .malformed(what: "RTCP FIR", reason: "truncated") }
         var entries: [Entry] = []
         while r.remaining >= 8, let ssrc = r.u32(), let seq = r.u8(), r.skip(3) {

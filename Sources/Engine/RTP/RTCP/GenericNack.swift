@@ -53,7 +53,7 @@ public struct GenericNack: Equatable, Sendable {
         return out
     }
 
-    static func parse(body r: inout WireReader) throws(EngineError) -> GenericNack {
+    static func parse(body r: inout ByteReader) throws(EngineError) -> GenericNack {
         guard let sender = r.u32(), let media = r.u32() else { throw .malformed(what: "RTCP NACK", reason: "truncated") }
         var entries: [Entry] = []
         while r.remaining >= 4, let pid = r.u16(), let blp = r.u16() { entries.append(Entry(packetId: pid, lostBitmask: blp)) }

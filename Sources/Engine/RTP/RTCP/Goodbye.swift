@@ -5,7 +5,7 @@ public struct Goodbye: Equatable, Sendable {
 
     public init(ssrcs: [SSRC], reason: String? = nil) { self.ssrcs = ssrcs; self.reason = reason }
 
-    static func parse(header: RTCPHeader, body r: inout WireReader) throws(EngineError) -> Goodbye {
+    static func parse(header: RTCPHeader, body r: inout ByteReader) throws(EngineError) -> Goodbye {
         var ssrcs: [SSRC] = []
         for _ in 0..<header.countOrFormat {
             guard let s = r.u32() else { throw .malformed(what: "RTCP BYE", reason: "truncated SSRC list") }
@@ -13,7 +13,7 @@ public struct Goodbye: Equatable, Sendable {
         }
         var reason: String?
         if r.remaining > 0, let len = r.u8() {
-            guard let text = r.take(Int(len)) else { throw .malformed(what: "RTCP BYE", reason: "truncated reason") }
+            guard let text = r.take(Int(len)).map(Array.init) else { throw .malformed(what: "RTCP BYE", reason: "truncated reason") }
             reason = String(decoding: text, as: UTF8.self)
         }
         return Goodbye(ssrcs: ssrcs, reason: reason)

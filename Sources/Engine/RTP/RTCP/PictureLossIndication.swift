@@ -7,7 +7,7 @@ public struct PictureLossIndication: Equatable, Sendable {
 
     public init(senderSSRC: SSRC, mediaSSRC: SSRC) { self.senderSSRC = senderSSRC; self.mediaSSRC = mediaSSRC }
 
-    static func parse(body r: inout WireReader) throws(EngineError) -> PictureLossIndication {
+    static func parse(body r: inout ByteReader) throws(EngineError) -> PictureLossIndication {
         guard let s = r.u32(), let m = r.u32() else { throw .malformed(what: "RTCP PLI", reason: "truncated") }
         return PictureLossIndication(senderSSRC: SSRC(s), mediaSSRC: SSRC(m))
     }

@@ -14,7 +14,7 @@ struct RTCPHeader: Equatable {
     /// Total packet size in bytes, header included.
     var packetSize: Int { (Int(lengthWords) + 1) * 4 }
 
-    static func parse(_ r: inout WireReader) -> RTCPHeader? {
+    static func parse(_ r: inout ByteReader) -> RTCPHeader? {
         guard let b0 = r.u8(), let pt = r.u8(), let len = r.u16() else { return nil }
         guard b0 >> 6 == 2 else { return nil }
         return RTCPHeader(padding: b0 & 0x20 != 0, countOrFormat: b0 & 0x1F, packetType: pt, lengthWords: len)

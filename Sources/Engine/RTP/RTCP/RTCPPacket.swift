@@ -18,7 +18,7 @@ public enum RTCPPacket: Equatable, Sendable {
         var out: [RTCPPacket] = []
         var offset = 0
         while offset < bytes.count {
-            var r = WireReader(bytes, from: offset)
+            var r = ByteReader(bytes, from: offset)
             guard let header = RTCPHeader.parse(&r) else { throw bad("bad header at offset \(offset)") }
             let end = offset + header.packetSize
             guard end <= bytes.count else { throw bad("length \(header.packetSize) overruns the datagram at \(offset)") }
@@ -29,7 +29,7 @@ public enum RTCPPacket: Equatable, Sendable {
                 guard pad >= 1, pad <= header.packetSize - RTCPHeader.size else { throw bad("padding count \(pad)") }
                 bodyEnd -= pad
             }
-            var body = WireReader(bytes, from: offset + RTCPHeader.size, to: bodyEnd)
+            var body = ByteReader(bytes, from: offset + RTCPHeader.size, to: bodyEnd)
             if let p = try parseOne(header: header, body: &body, raw: bytes, bodyOffset: offset + RTCPHeader.size) {
                 out.append(p)
             }
@@ -38,7 +38,7 @@ public enum RTCPPacket: Equatable, Sendable {
         return out
     }
 
-    private static func parseOne(header: RTCPHeader, body r: inout WireReader, raw: [UInt8],
+    private static func parseOne(header: RTCPHeader, body r: inout ByteReader, raw: [UInt8],
                                  bodyOffset: Int) throws(EngineError) -> RTCPPacket? {
         switch (header.packetType, header.countOrFormat) {
         case (RTCPPacketType.senderReport, _): return .senderReport(try SenderReport.parse(header: header, body: &r))

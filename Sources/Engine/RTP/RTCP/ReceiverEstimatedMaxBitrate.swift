@@ -19,9 +19,9 @@ public struct ReceiverEstimatedMaxBitrate: Equatable, Sendable {
         body.count >= offset + 12 && Array(body[(offset + 8)..<(offset + 12)]) == identifier
     }
 
-    static func parse(body r: inout WireReader) throws(EngineError) -> ReceiverEstimatedMaxBitrate {
+    static func parse(body r: inout ByteReader) throws(EngineError) -> ReceiverEstimatedMaxBitrate {
         func bad(_ s: String) -> EngineError { .malformed(what: "RTCP REMB", reason: s) }
-        guard let sender = r.u32(), r.u32() != nil, let id = r.take(4), id == identifier,
+        guard let sender = r.u32(), r.u32() != nil, let id = r.take(4), Array(id) == identifier,
               let count = r.u8(), let expMantissa = r.u24() else { throw bad("truncated") }
         let exp = UInt64(expMantissa >> 18)
         let mantissa = UInt64(expMantissa & 0x3FFFF)

@@ -5,7 +5,7 @@ public struct ReceiverReport: Equatable, Sendable {
 
     public init(ssrc: SSRC, reportBlocks: [ReportBlock] = []) { self.ssrc = ssrc; self.reportBlocks = reportBlocks }
 
-    static func parse(header: RTCPHeader, body r: inout WireReader) throws(EngineError) -> ReceiverReport {
+    static func parse(header: RTCPHeader, body r: inout ByteReader) throws(EngineError) -> ReceiverReport {
         guard let ssrc = r.u32() else { throw .malformed(what: "RTCP RR", reason: "no SSRC") }
         var blocks: [ReportBlock] = []
         for _ in 0..<header.countOrFormat {

@@ -22,7 +22,7 @@ public struct ReportBlock: Equatable, Sendable {
 
     static let size = 24
 
-    static func parse(_ r: inout WireReader) -> ReportBlock? {
+    static func parse(_ r: inout ByteReader) -> ReportBlock? {
         guard let ssrc = r.u32(), let fraction = r.u8(), let lost = r.u24(), let ehs = r.u32(),
               let jitter = r.u32(), let lsr = r.u32(), let dlsr = r.u32() else { return nil }
         // Sign-extend the 24-bit cumulative loss.

@@ -13,7 +13,7 @@ public struct SenderReport: Equatable, Sendable {
         self.packetCount = packetCount; self.octetCount = octetCount; self.reportBlocks = reportBlocks
     }
 
-    static func parse(header: RTCPHeader, body r: inout WireReader) throws(EngineError) -> SenderReport {
+    static func parse(header: RTCPHeader, body r: inout ByteReader) throws(EngineError) -> SenderReport {
         guard let ssrc = r.u32(), let ntp = r.u64(), let rtp = r.u32(), let pc = r.u32(), let oc = r.u32() else {
             throw .malformed(what: "RTCP SR", reason: "truncated sender info")
         }

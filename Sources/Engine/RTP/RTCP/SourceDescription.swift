@@ -26,7 +26,7 @@ public struct SourceDescription: Equatable, Sendable {
         chunks = [Chunk(ssrc: ssrc, items: [Item(type: Item.cnameType, value: Array(cname.utf8.prefix(255)))])]
     }
 
-    static func parse(header: RTCPHeader, body r: inout WireReader) throws(EngineError) -> SourceDescription {
+    static func parse(header: RTCPHeader, body r: inout ByteReader) throws(EngineError) -> SourceDescription {
         func bad(_ s: String) -> EngineError { .malformed(what: "RTCP SDES", reason: s) }
         var chunks: [Chunk] = []
         for _ in 0..<header.countOrFormat {
@@ -41,7 +41,7 @@ public struct SourceDescription: Equatable, Sendable {
                     guard r.skip((4 - used % 4) % 4) else { throw bad("truncated chunk padding") }
                     break
                 }
-                guard let len = r.u8(), let value = r.take(Int(len)) else { throw bad("truncated item") }
+                guard let len = r.u8(), let value = r.take(Int(len)).map(Array.init) else { throw bad("truncated item") }
                 items.append(Item(type: type, value: value))
             }
             chunks.append(Chunk(ssrc: SSRC(ssrc), items: items))

@@ -36,7 +36,7 @@ public struct VP8PayloadDescriptor: Equatable, Sendable {
     /// (RFC 7741 §4.2 puts at least one byte of VP8 data in every packet).
     public static func parse(_ payload: [UInt8]) throws(EngineError) -> (VP8PayloadDescriptor, size: Int) {
         func bad(_ s: String) -> EngineError { .malformed(what: "VP8 payload descriptor", reason: s) }
-        var r = WireReader(payload)
+        var r = ByteReader(payload)
         guard let b0 = r.u8() else { throw bad("empty payload") }
         var d = VP8PayloadDescriptor(nonReference: b0 & 0x20 != 0, startOfPartition: b0 & 0x10 != 0,
                                      partitionIndex: b0 & 0x07)

@@ -25,6 +25,12 @@ struct ByteReader {
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 
+    mutating func u24() -> UInt32? {
+        guard remaining >= 3 else { return nil }
+        defer { offset += 3 }
+        return UInt32(bytes[offset]) << 16 | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2])
+    }
+
     mutating func u32() -> UInt32? {
         guard remaining >= 4 else { return nil }
         var v: UInt32 = 0
