@@ -266,6 +266,23 @@ import Glibc
         #expect(TestServer.drained(server))
     }
 
+    @Test func droppingAClientWithoutClosingLeavesTheRoom() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let a = try SkyRTCClient(url: server.webSocketURL)
+        _ = try a.join(room: "drop")
+        var idB: SocketID?
+        do {
+            let b = try SkyRTCClient(url: server.webSocketURL)
+            idB = try b.join(room: "drop").peers.you
+            #expect(try a.next(timeout: 3) == .newPeer(idB!))
+        }
+        // b's reader thread noticed the drop, said 1001 and closed the socket.
+        #expect(try a.nextText() == #"{"eventName":"_remove_peer","data":{"socketId":"\#(idB!)"}}"#)
+        a.close()
+        #expect(TestServer.drained(server))
+    }
+
     @Test func clientFailsServerFramesThatAreMasked() throws {
         // A fake server that answers the upgrade, then sends a masked frame (forbidden by §5.1).
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
