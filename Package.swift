@@ -23,8 +23,10 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2"),
         // No pkgConfig: SwiftPM drops ncursesw's -D flags, so the shim defines them itself.
         .systemLibrary(name: "CNcurses"),
+        // Linux epoll for the signaling server's event loop (not exported by Swift's Glibc module).
+        .systemLibrary(name: "CEpoll"),
 
-        .target(name: "Signaling", dependencies: ["COpenSSL"], swiftSettings: release),
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], swiftSettings: release),
         .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),
         .target(name: "RoomModel", swiftSettings: release),

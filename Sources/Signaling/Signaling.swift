@@ -9,7 +9,7 @@
 // - IO/         Non-blocking byte streams over sockets (plain TCP), socket helpers, monotonic clock.
 // - TLS/        OpenSSL: server context (PEM files or in-memory self-signed ECDSA P-256), client
 //               sessions (system trust, insecure, or pinned SHA-256), TLS byte stream.
-// - Server/     `SignalingServer` + `ServerEventLoop`: one poll(2) thread driving the cores, with
+// - Server/     `SignalingServer` + `ServerEventLoop`: one epoll(7) thread driving the cores, with
 //               bounded buffers, handshake/idle/close timeouts and a thread-safe stop.
 // - Client/     `WebSocketClient` (ws/wss, reader thread) and the typed `SkyRTCClient` used by
 //               `conftui bot` and `conftui join`.
