@@ -10,8 +10,9 @@ public struct WebSocketClientOptions: Sendable {
     public var tlsVerification: TLSVerification = .system
     /// Seconds for TCP connect + TLS + opening handshake.
     public var connectTimeout = 5.0
-    /// Largest message accepted from the server (1009 past it).
-    public var maxMessageSize = 1 << 20
+    /// Largest message accepted from the server (1009 past it). Above the server's 1 MiB input cap,
+    /// because a forwarded message grows by the rewritten `socketId` and envelope.
+    public var maxMessageSize = 4 << 20
     public init() {}
 }
 
