@@ -1,3 +1,4 @@
+import CSRTP
 /// The transport half of a peer connection, sans-IO: ICE + DTLS + SRTP over one BUNDLE 5-tuple, demultiplexed by
 /// RFC 7983. Datagrams, timeouts and commands in; datagrams, events and a deadline out — like `IceAgent`, whose
 /// conventions it follows. RTP/RTCP payloads cross this boundary in clear; media lives above it.
@@ -66,8 +67,12 @@ public final class TransportSession {
         /// Packets that passed SRTP authentication, and their bytes on the wire.
         public var packetsReceived = 0
         public var bytesReceived = 0
-        /// SRTP packets that failed authentication or replay checks (dropped, RFC 3711 §3.3).
+        /// SRTP packets that failed authentication (dropped, RFC 3711 §3.3): wrong keys or tampering.
         public var rejectedPackets = 0
+        /// SRTP packets dropped by the replay check (RFC 3711 §3.3.2): a copy of a packet already
+        /// received, as a plain NACK retransmission of a packet that was only late, or a duplicate
+        /// from the network. Harmless, so counted apart from authentication failures.
+        public var replayedPackets = 0
     }
 
     private var counters = Stats(iceState: .new)
@@ -81,8 +86,10 @@ public final class TransportSession {
         return s
     }
 
-    /// SRTP packets that failed authentication or replay checks (dropped, RFC 3711 §3.3).
+    /// SRTP packets that failed authentication (dropped, RFC 3711 §3.3).
     public var rejectedPackets: Int { counters.rejectedPackets }
+    /// SRTP packets dropped as replays (RFC 3711 §3.3.2).
+    public var replayedPackets: Int { counters.replayedPackets }
     private var out = Output()
 
     private let srtpProfiles: [SrtpProfile]
@@ -155,6 +162,9 @@ public final class TransportSession {
                 counters.packetsReceived += 1
                 counters.bytesReceived += bytes.count
                 out.events.append(isRTCP ? .rtcp(clear) : .rtp(clear))
+            } catch EngineError.library(_, _, let code)
+                        where code == Int32(srtp_err_status_replay_fail.rawValue) || code == Int32(srtp_err_status_replay_old.rawValue) {
+                counters.replayedPackets += 1
             } catch {
                 counters.rejectedPackets += 1
             }

@@ -116,4 +116,20 @@ import Testing
         #expect(p.b.rejectedPackets == 1)
         #expect(!p.events["B"]!.contains { if case .rtp = $0 { true } else { false } })
     }
+
+    @Test func aReplayedPacketIsDroppedAndCountedApartFromForgeries() throws {
+        let p = try Pair(seed: 44)
+        #expect(p.run(for: .seconds(5)) { p.a.isSecure && p.b.isSecure })
+        // A protected packet from A, taken off the wire and delivered twice (a late original and its
+        // retransmission, or a network duplicate): RFC 3711 §3.3.2 drops the second as a replay.
+        let out = p.a.handle(.command(.sendRTP(rtp(seq: 900, payload: [7, 7, 7]))), now: p.now)
+        let wire = try #require(out.transmits.first)
+        let before = p.events["B"]!.filter { if case .rtp = $0 { true } else { false } }.count
+        p.feed("B", .datagram(from: wire.from, to: wire.to, bytes: wire.bytes))
+        p.feed("B", .datagram(from: wire.from, to: wire.to, bytes: wire.bytes))
+        let after = p.events["B"]!.filter { if case .rtp = $0 { true } else { false } }.count
+        #expect(after == before + 1, "delivered once")
+        #expect(p.b.replayedPackets == 1)
+        #expect(p.b.rejectedPackets == 0, "a replay is not an authentication failure")
+    }
 }
