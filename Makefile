@@ -68,6 +68,7 @@ run: deps build
 bench: deps release
 	@mkdir -p bench-results
 	$(BIN_RELEASE)/conftui-bench
+	ulimit -n $$(ulimit -Hn); $(PY) Tests/Bench/signaling_load.py $(BIN_RELEASE)/conftui
 
 clean:
 	rm -rf .build bench-results

@@ -19,3 +19,5 @@ static inline long cssl_ctx_set_read_ahead(SSL_CTX *c, int v) { return SSL_CTX_s
 static inline EVP_PKEY *cssl_gen_ec_key(const char *curve) { return EVP_EC_gen(curve); }
 static inline void copenssl_free(void *p) { OPENSSL_free(p); }
 static const uint64_t CSSL_OP_NO_QUERY_MTU = SSL_OP_NO_QUERY_MTU;
+/* SNI on a client SSL (SSL_set_tlsext_host_name is a macro over SSL_ctrl). */
+static inline long cssl_set_tlsext_host_name(SSL *s, const char *name) { return SSL_set_tlsext_host_name(s, name); }

@@ -10,6 +10,12 @@ public enum SignalingError: Error, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     /// The connection is closed.
     case closed
+    /// A SkyRTC message was refused; `code` is what the server puts in its `_error` reply.
+    case badMessage(SkyRTCErrorCode, String)
+    /// The peer closed the WebSocket (or it was failed) with this status code and reason.
+    case closedByPeer(code: UInt16, reason: String)
+    /// Nothing arrived within the time asked for.
+    case timeout
 
     public var description: String {
         switch self {
@@ -18,6 +24,9 @@ public enum SignalingError: Error, Equatable, CustomStringConvertible {
         case .tls(let r): return "TLS: \(r)"
         case .invalidArgument(let r): return r
         case .closed: return "connection closed"
+        case .badMessage(let code, let message): return "\(code.rawValue): \(message)"
+        case .closedByPeer(let code, let reason): return "closed by peer (\(code)\(reason.isEmpty ? "" : ": " + reason))"
+        case .timeout: return "timed out"
         }
     }
 }

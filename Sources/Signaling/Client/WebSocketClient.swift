@@ -1,0 +1,305 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options of `WebSocketClient`.
+public struct WebSocketClientOptions: Sendable {
+    /// How a wss:// server's certificate is checked (`.insecure` for `--tls self-signed` servers).
+    public var tlsVerification: TLSVerification = .system
+    /// Seconds for TCP connect + TLS + opening handshake.
+    public var connectTimeout = 5.0
+    /// Largest message accepted from the server (1009 past it).
+    public var maxMessageSize = 1 << 20
+    public init() {}
+}
+
+/// A WebSocket client (RFC 6455) for ws:// and wss://: masked frames, automatic pong, close
+/// handshake. A reader thread parses incoming frames into a queue that `receive(timeout:)` pops;
+/// sends may come from any thread.
+///
+/// Written here because Foundation's URLSessionWebSocketTask does not work on Linux (libcurl
+/// without ws support, toolchain-notes §4b).
+public final class WebSocketClient: Sendable {
+    /// The stream and the parser, used under the lock by the reader thread and by senders.
+    /// (OpenSSL's SSL object must not be used by two threads at once.)
+    private final class Connection {
+        let stream: ByteStream
+        var parser: WebSocketFrameParser
+        var closeSent = false
+        var closed = false
+        init(stream: ByteStream, parser: WebSocketFrameParser) {
+            self.stream = stream
+            self.parser = parser
+        }
+    }
+
+    private let io: Mutex<Connection>
+    /// Messages not yet returned by `receive`; `ended` once the close (or loss) has been queued.
+    private struct Inbox {
+        var messages: [WebSocketMessage] = []
+        var ended = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let arrivals = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let readerStop = Atomic<Bool>(false)
+    private let fd: Int32
+
+    public let url: WebSocketURL
+
+    /// Connects, performs the opening handshake (§4.1) and starts the reader thread.
+    public init(url text: String, options: WebSocketClientOptions = .init()) throws(SignalingError) {
+        let url = try WebSocketURL(text)
+        self.url = url
+        let deadline = MonotonicClock.now() + options.connectTimeout
+        let fd = try Self.connectTCP(host: url.host, port: url.port, deadline: deadline)
+        self.fd = fd
+        let stream: ByteStream
+        do {
+            if url.secure {
+                stream = try TLSClientSession.connect(fd: fd, host: url.host, verification: options.tlsVerification,
+                                                      timeout: deadline - MonotonicClock.now())
+            } else {
+                stream = PlainStream(fd: fd)
+            }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        var parser = WebSocketFrameParser(role: .client, maxMessageSize: options.maxMessageSize)
+        do {
+            let leftover = try Self.openingHandshake(stream, url: url, deadline: deadline)
+            parser.feed(leftover)
+        } catch {
+            stream.close()
+            throw error
+        }
+        io = Mutex(Connection(stream: stream, parser: parser))
+        let thread = Thread { [self] in
+            readLoop()
+            finished.signal()
+        }
+        thread.name = "websocket-client"
+        thread.start()
+    }
+
+    deinit {
+        readerStop.store(true, ordering: .releasing)
+        finished.wait()
+        io.withLock { $0.stream.close() }
+    }
+
+    // MARK: sending
+
+    public func send(text: String) throws(SignalingError) { try sendFrame(.text, Array(text.utf8)) }
+    public func send(binary: [UInt8]) throws(SignalingError) { try sendFrame(.binary, binary) }
+    public func ping(_ payload: [UInt8] = []) throws(SignalingError) { try sendFrame(.ping, payload) }
+
+    /// Starts the close handshake (§7.1.2); the server's close frame then arrives via `receive`.
+    public func close(_ code: WebSocketCloseCode = .normal, reason: String = "") {
+        try? io.withLock { conn throws(SignalingError) in
+            guard !conn.closeSent && !conn.closed else { return }
+            conn.closeSent = true
+            try Self.writeAll(conn.stream, WebSocketFrameWriter.close(code, reason: reason, maskKey: WebSocketFrameWriter.randomMaskKey()))
+        }
+    }
+
+    /// Sends bytes as they are, unframed (tests use it to break the protocol on purpose).
+    public func sendRaw(_ bytes: [UInt8]) throws(SignalingError) {
+        try io.withLock { conn throws(SignalingError) in try Self.writeAll(conn.stream, bytes) }
+    }
+
+    private func sendFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(SignalingError) {
+        try io.withLock { conn throws(SignalingError) in
+            guard !conn.closeSent && !conn.closed else { throw .closed }
+            // §5.3: every client frame gets a fresh unpredictable masking key.
+            try Self.writeAll(conn.stream, WebSocketFrameWriter.frame(opcode, payload: payload, maskKey: WebSocketFrameWriter.randomMaskKey()))
+        }
+    }
+
+    private static func writeAll(_ stream: ByteStream, _ bytes: [UInt8]) throws(SignalingError) {
+        var offset = 0
+        let deadline = MonotonicClock.now() + 10
+        while offset < bytes.count {
+            let r = bytes.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            switch r {
+            case .bytes(let n): offset += n
+            case .wouldBlock, .wantsWrite:
+                guard MonotonicClock.now() < deadline else { throw .timeout }
+                _ = SocketOptions.wait(stream.fd, events: Int16(POLLOUT | POLLIN), timeout: 0.05)
+            case .endOfStream: throw .closed
+            case .failed(let why): throw .protocolViolation(why)
+            }
+        }
+    }
+
+    // MARK: receiving
+
+    /// The next data message, pong or close from the server. Pings are answered automatically and
+    /// not returned. After the close has been returned, further calls throw `.closed`.
+    public func receive(timeout: Double) throws(SignalingError) -> WebSocketMessage {
+        if inbox.withLock({ $0.ended && $0.messages.isEmpty }) { throw .closed }
+        if arrivals.wait(timeout: .now() + timeout) == .timedOut {
+            if inbox.withLock({ $0.ended && $0.messages.isEmpty }) { throw .closed }
+            throw .timeout
+        }
+        return inbox.withLock { $0.messages.removeFirst() }
+    }
+
+    /// Whether the connection has ended (close handshake done or connection lost).
+    public var isClosed: Bool { inbox.withLock { $0.ended } }
+
+    private func deliver(_ message: WebSocketMessage) {
+        inbox.withLock {
+            $0.messages.append(message)
+            if case .close = message { $0.ended = true }
+        }
+        arrivals.signal()
+    }
+
+    private func readLoop() {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while !readerStop.load(ordering: .acquiring) {
+            // Wait outside the lock so senders are never blocked by an idle read.
+            guard SocketOptions.wait(fd, events: Int16(POLLIN), timeout: 0.05) else { continue }
+            var messages: [WebSocketMessage] = []
+            var ended: WebSocketMessage?
+            var lost = false
+            io.withLock { conn in
+                readLoop: while true {
+                    let r = buffer.withUnsafeMutableBytes { conn.stream.read(into: $0) }
+                    switch r {
+                    case .bytes(let n):
+                        conn.parser.feed(buffer[0..<n])
+                    case .wouldBlock, .wantsWrite:
+                        break readLoop
+                    case .endOfStream, .failed:
+                        // Parse what came before the EOF first: it may hold the server's close frame.
+                        lost = true
+                        break readLoop
+                    }
+                }
+                do throws(WebSocketProtocolError) {
+                    while ended == nil, let m = try conn.parser.next() {
+                        switch m {
+                        case .ping(let payload):
+                            // §5.5.2: answer with a Pong carrying the same data.
+                            if !conn.closeSent {
+                                try? Self.writeAll(conn.stream, WebSocketFrameWriter.frame(.pong, payload: payload, maskKey: WebSocketFrameWriter.randomMaskKey()))
+                            }
+                        case .close(let code, _):
+                            // §5.5.1: answer a close with a close (echoing the code), unless we started it.
+                            if !conn.closeSent {
+                                conn.closeSent = true
+                                try? Self.writeAll(conn.stream, WebSocketFrameWriter.close(code, maskKey: WebSocketFrameWriter.randomMaskKey()))
+                            }
+                            ended = m
+                        default:
+                            messages.append(m)
+                        }
+                    }
+                } catch {
+                    if !conn.closeSent {
+                        conn.closeSent = true
+                        try? Self.writeAll(conn.stream, WebSocketFrameWriter.close(error.code, reason: error.reason, maskKey: WebSocketFrameWriter.randomMaskKey()))
+                    }
+                    ended = .close(code: error.code, reason: error.reason)
+                }
+                if ended == nil && lost {
+                    // §7.1.5: closed without a close frame → 1006.
+                    ended = .close(code: .abnormal, reason: "connection lost")
+                }
+                if ended != nil {
+                    conn.closed = true
+                    conn.stream.shutdownWrite()
+                }
+            }
+            for m in messages { deliver(m) }
+            if let ended {
+                deliver(ended)
+                return
+            }
+        }
+    }
+
+    // MARK: connecting
+
+    private static func connectTCP(host: String, port: UInt16, deadline: Double) throws(SignalingError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &result)
+        guard rc == 0, let info = result else { throw .invalidArgument("cannot resolve \(host): \(String(cString: gai_strerror(rc)))") }
+        defer { freeaddrinfo(result) }
+        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        guard fd >= 0 else { throw .system(call: "socket", errno: errno) }
+        SocketOptions.setNonBlocking(fd)
+        SocketOptions.setNoDelay(fd)
+        if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
+            guard errno == EINPROGRESS else {
+                let e = errno
+                Glibc.close(fd)
+                throw .system(call: "connect \(host):\(port)", errno: e)
+            }
+            guard SocketOptions.wait(fd, events: Int16(POLLOUT), timeout: deadline - MonotonicClock.now()) else {
+                Glibc.close(fd)
+                throw .timeout
+            }
+            var err: Int32 = 0
+            var len = socklen_t(MemoryLayout<Int32>.size)
+            _ = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len)
+            guard err == 0 else {
+                Glibc.close(fd)
+                throw .system(call: "connect \(host):\(port)", errno: err)
+            }
+        }
+        return fd
+    }
+
+    /// §4.1: send the upgrade request, then read the 101 and check Sec-WebSocket-Accept. Returns any
+    /// bytes that arrived after the response head (the first frames).
+    private static func openingHandshake(_ stream: ByteStream, url: WebSocketURL, deadline: Double) throws(SignalingError) -> [UInt8] {
+        let key = WebSocketAcceptKey.randomKey()
+        let request = "GET \(url.resource) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try writeAll(stream, Array(request.utf8))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while HTTPRequestParser.headEnd(received) == nil {
+            guard received.count < 16 << 10 else { throw .protocolViolation("handshake response too large") }
+            let r = buffer.withUnsafeMutableBytes { stream.read(into: $0) }
+            switch r {
+            case .bytes(let n): received.append(contentsOf: buffer[0..<n])
+            case .wouldBlock, .wantsWrite:
+                let remaining = deadline - MonotonicClock.now()
+                guard remaining > 0 else { throw .timeout }
+                _ = SocketOptions.wait(stream.fd, events: Int16(POLLIN), timeout: min(remaining, 0.1))
+            case .endOfStream: throw .protocolViolation("server closed during the opening handshake")
+            case .failed(let why): throw .protocolViolation(why)
+            }
+        }
+        let end = HTTPRequestParser.headEnd(received)!
+        let head = String(decoding: received[0..<end], as: UTF8.self)
+        let lines = head.components(separatedBy: "\r\n")
+        // §4.1: "If the status code received from the server is not 101, the client handles the
+        // response per HTTP procedures" — for us, a failure carrying the status line.
+        guard let status = lines.first, status.hasPrefix("HTTP/1.1 101") else {
+            throw .protocolViolation("upgrade refused: \(lines.first ?? "")")
+        }
+        var accept: String?
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            if line[..<colon].lowercased() == "sec-websocket-accept" {
+                accept = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        guard accept == WebSocketAcceptKey.accept(forKey: key) else {
+            throw .protocolViolation("wrong Sec-WebSocket-Accept")
+        }
+        return Array(received[end...])
+    }
+}

@@ -1,0 +1,398 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The event-loop driver: one thread, `poll(2)` over non-blocking sockets, feeding bytes into the
+/// sans-IO cores (HTTP parser, frame parser, `SkyRTCRooms`) and performing what they return.
+/// Not Sendable: it is created on, and never leaves, the event-loop thread.
+final class ServerEventLoop {
+    private let config: SignalingServerConfiguration
+    private let listenFD: Int32
+    private let wakeFD: Int32
+    private let tls: TLSServerContext?
+    private let log: SignalingLog
+    private let publish: (SignalingServerStats) -> Void
+
+    private var connections: [Int32: ServerConnection] = [:]
+    private var bySocket: [SocketID: ServerConnection] = [:]
+    private var rooms: SkyRTCRooms
+    private var doomed: [ServerConnection] = []
+    private var stats = SignalingServerStats()
+    private var now: Double
+    private var scratch = [UInt8](repeating: 0, count: 64 << 10)
+
+    init(config: SignalingServerConfiguration, listenFD: Int32, wakeFD: Int32, tls: TLSServerContext?, log: SignalingLog,
+         shouldStop: @escaping () -> Bool, publish: @escaping (SignalingServerStats) -> Void) {
+        self.config = config
+        self.listenFD = listenFD
+        self.wakeFD = wakeFD
+        self.tls = tls
+        self.log = log
+        self.shouldStop = shouldStop
+        self.publish = publish
+        self.rooms = SkyRTCRooms(format: config.format)
+        self.now = MonotonicClock.now()
+    }
+
+    private let shouldStop: () -> Bool
+
+    /// The poll timeout: fine enough for the shortest configured timer, at most 250 ms.
+    private var tick: Double {
+        max(0.005, min(0.25, config.handshakeTimeout / 4, config.pingInterval / 4, config.closeTimeout / 4))
+    }
+
+    /// The poll set, kept across turns: [wake pipe, listening socket, connections…]. `slots[i]` is
+    /// the connection of `pollFDs[i + 2]`; a connection knows its index (`slot`). Rebuilding the set
+    /// every turn would cost O(connections) of Swift work per wake-up even when one socket is ready.
+    private var pollFDs: [pollfd] = []
+    private var slots: [ServerConnection] = []
+
+    func run() {
+        pollFDs = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0), pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
+        var lastSweep = MonotonicClock.now()
+        while !shouldStop() {
+            let ready = pollFDs.withUnsafeMutableBufferPointer { Glibc.poll($0.baseAddress, nfds_t($0.count), Int32(tick * 1000)) }
+            now = MonotonicClock.now()
+            if ready > 0 {
+                if pollFDs[0].revents != 0 { drainWakePipe() }
+                let listenReady = pollFDs[1].revents & Int16(POLLIN) != 0
+                var remaining = Int(ready) - (pollFDs[0].revents != 0 ? 1 : 0) - (listenReady ? 1 : 0)
+                var i = 2
+                while remaining > 0 && i < pollFDs.count {
+                    let revents = pollFDs[i].revents
+                    if revents != 0 {
+                        remaining -= 1
+                        let conn = slots[i - 2]
+                        if !conn.doomed { service(conn, revents) }
+                    }
+                    i += 1
+                }
+                if listenReady { acceptAll() }
+            }
+            if now - lastSweep >= tick {
+                sweepTimers()
+                lastSweep = now
+            }
+            reap()
+            publishStats()
+        }
+        shutdownAll()
+    }
+
+    private func addToPollSet(_ conn: ServerConnection) {
+        conn.slot = pollFDs.count
+        pollFDs.append(pollfd(fd: conn.fd, events: Int16(POLLIN), revents: 0))
+        slots.append(conn)
+    }
+
+    /// Swap-remove: the last entry takes the freed index.
+    private func removeFromPollSet(_ conn: ServerConnection) {
+        let index = conn.slot
+        let last = pollFDs.count - 1
+        if index != last {
+            pollFDs[index] = pollFDs[last]
+            slots[index - 2] = slots[last - 2]
+            slots[index - 2].slot = index
+        }
+        pollFDs.removeLast()
+        slots.removeLast()
+    }
+
+    /// Asks poll for writability only while there is something to write (or TLS needs it).
+    private func updateInterest(_ conn: ServerConnection) {
+        guard !conn.doomed else { return }
+        var events = Int16(POLLIN)
+        if conn.pendingOutput > 0 || conn.readNeedsWrite { events |= Int16(POLLOUT) }
+        pollFDs[conn.slot].events = events
+    }
+
+    // MARK: accepting
+
+    private func drainWakePipe() {
+        var buf = [UInt8](repeating: 0, count: 64)
+        while Glibc.read(wakeFD, &buf, buf.count) > 0 {}
+    }
+
+    private func acceptAll() {
+        while true {
+            // accept4 is a GNU extension Glibc's module does not export; accept + fcntl does the same.
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK {
+                    log.write("accept failed: \(String(cString: strerror(errno)))")
+                }
+                return
+            }
+            stats.accepted += 1
+            SocketOptions.setNonBlocking(fd)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            guard connections.count < config.maxConnections else {
+                log.write("connection refused: \(config.maxConnections) connections open")
+                Glibc.close(fd)
+                continue
+            }
+            SocketOptions.setNoDelay(fd)
+            let stream: ByteStream
+            if let tls {
+                guard let s = tls.makeStream(fd: fd) else {
+                    Glibc.close(fd)
+                    continue
+                }
+                stream = s
+            } else {
+                stream = PlainStream(fd: fd)
+            }
+            let conn = ServerConnection(fd: fd, stream: stream, now: now, maxMessageSize: config.maxMessageSize)
+            connections[fd] = conn
+            addToPollSet(conn)
+        }
+    }
+
+    // MARK: one connection's readiness
+
+    private func service(_ conn: ServerConnection, _ revents: Int16) {
+        if revents & Int16(POLLNVAL) != 0 { return doom(conn) }
+        let readable = revents & Int16(POLLIN | POLLHUP | POLLERR) != 0
+        let writable = revents & Int16(POLLOUT) != 0
+        if readable || (writable && conn.readNeedsWrite) {
+            conn.readNeedsWrite = false
+            readAvailable(conn)
+        }
+        if !conn.doomed && conn.pendingOutput > 0 { flush(conn) }
+        updateInterest(conn)
+    }
+
+    private func readAvailable(_ conn: ServerConnection) {
+        // A budget per turn, so one fast sender cannot starve the others. TLS may hold decrypted
+        // bytes beyond the budget, so a TLS connection that hits it is revisited next turn.
+        var budget = 1 << 20
+        while budget > 0 && !conn.doomed {
+            let result = scratch.withUnsafeMutableBytes { conn.stream.read(into: $0) }
+            switch result {
+            case .bytes(let n):
+                budget -= n
+                conn.lastHeard = now
+                handle(conn, Array(scratch[0..<n]))
+            case .wouldBlock:
+                return
+            case .wantsWrite:
+                conn.readNeedsWrite = true
+                return
+            case .endOfStream:
+                return doom(conn)
+            case .failed(let why):
+                if conn.phase != .closing { log.write("connection \(conn.socketID?.rawValue ?? "fd \(conn.fd)") failed: \(why)") }
+                return doom(conn)
+            }
+        }
+        if budget <= 0 && tls != nil { conn.readNeedsWrite = true }
+    }
+
+    private func handle(_ conn: ServerConnection, _ bytes: [UInt8]) {
+        switch conn.phase {
+        case .http:
+            conn.httpBuffer.append(contentsOf: bytes)
+            handleHTTP(conn)
+        case .webSocket:
+            conn.parser.feed(bytes)
+            drainFrames(conn)
+        case .closing:
+            // Waiting for the peer's EOF after our close frame or response; what it sends is moot
+            // (§5.5.1: after sending a close frame, the endpoint only waits for the peer's close).
+            break
+        }
+    }
+
+    private func handleHTTP(_ conn: ServerConnection) {
+        switch HTTPRequestParser.parse(conn.httpBuffer, maxHeadBytes: config.maxRequestHeadBytes) {
+        case .incomplete:
+            return
+        case .tooLarge:
+            respond(conn, .text(431, "Request Header Fields Too Large", "request head too large\n"), headOnly: false)
+        case .invalid(let why):
+            respond(conn, .text(400, "Bad Request", "\(why)\n"), headOnly: false)
+        case .complete(let head, let consumed):
+            switch HTTPRouter.route(head, page: config.page) {
+            case .respond(let response, let headOnly):
+                respond(conn, response, headOnly: headOnly)
+            case .upgrade(let response):
+                let leftover = Array(conn.httpBuffer[consumed...])
+                conn.httpBuffer = []
+                conn.phase = .webSocket
+                let id = SocketID.random()
+                conn.socketID = id
+                bySocket[id] = conn
+                enqueue(conn, response.serialized())
+                perform(rooms.handle(.opened(id)))
+                // A client may pipeline its first frames right behind the request (§4.1 lets it send
+                // once it has the 101, but bytes can arrive together).
+                if !leftover.isEmpty && !conn.doomed {
+                    conn.parser.feed(leftover)
+                    drainFrames(conn)
+                }
+            }
+        }
+    }
+
+    private func respond(_ conn: ServerConnection, _ response: HTTPResponse, headOnly: Bool) {
+        conn.httpBuffer = []
+        enqueue(conn, response.serialized(headOnly: headOnly))
+        beginClosing(conn)
+    }
+
+    private func drainFrames(_ conn: ServerConnection) {
+        while conn.phase == .webSocket && !conn.doomed {
+            let message: WebSocketMessage
+            do {
+                guard let m = try conn.parser.next() else { return }
+                message = m
+            } catch {
+                // §7.1.7 _Fail the WebSocket Connection_: send a close frame with the code, then close.
+                log.write("failing \(conn.socketID?.rawValue ?? "?") with \(error.code.rawValue): \(error.reason)")
+                closeWebSocket(conn, error.code, error.reason)
+                return
+            }
+            guard let id = conn.socketID else { return }
+            switch message {
+            case .text(let text):
+                perform(rooms.handle(.message(id, Array(text.utf8), isBinary: false)))
+            case .binary(let bytes):
+                perform(rooms.handle(.message(id, bytes, isBinary: true)))
+            case .ping(let payload):
+                // §5.5.2: "Upon receipt of a Ping frame, an endpoint MUST send a Pong frame in response
+                // ... with identical Application data".
+                enqueue(conn, WebSocketFrameWriter.frame(.pong, payload: payload))
+            case .pong:
+                break  // lastHeard was refreshed by the read
+            case .close(let code, _):
+                // §5.5.1: "the endpoint MUST send a Close frame in response ... typically echoing the
+                // status code it received". 1005 means "no code", answered with an empty body.
+                closeWebSocket(conn, code, "")
+            }
+        }
+    }
+
+    // MARK: writing and closing
+
+    private func enqueue(_ conn: ServerConnection, _ bytes: [UInt8]) {
+        guard !conn.doomed else { return }
+        conn.queue(bytes)
+        if conn.pendingOutput > config.maxOutgoingBytes {
+            stats.droppedSlowConsumers += 1
+            log.write("dropping \(conn.socketID?.rawValue ?? "fd \(conn.fd)"): \(conn.pendingOutput) bytes unread (cap \(config.maxOutgoingBytes))")
+            return doom(conn)
+        }
+        flush(conn)
+    }
+
+    private func flush(_ conn: ServerConnection) {
+        defer { updateInterest(conn) }
+        guard conn.flush() else { return doom(conn) }
+        if conn.phase == .closing && conn.pendingOutput == 0 && !conn.halfClosed {
+            conn.halfClosed = true
+            conn.stream.shutdownWrite()
+        }
+    }
+
+    /// Sends a close frame (once) and moves to the closing phase.
+    private func closeWebSocket(_ conn: ServerConnection, _ code: WebSocketCloseCode, _ reason: String) {
+        guard conn.phase == .webSocket else { return }
+        enqueue(conn, WebSocketFrameWriter.close(code, reason: reason))
+        beginClosing(conn)
+    }
+
+    private func beginClosing(_ conn: ServerConnection) {
+        conn.phase = .closing
+        conn.closingSince = now
+        // The room forgets the socket now: nothing more may be sent to it after the close frame.
+        if let id = conn.socketID {
+            conn.socketID = nil
+            bySocket[id] = nil
+            perform(rooms.handle(.closed(id)))
+        }
+        flush(conn)
+    }
+
+    private func perform(_ actions: [SkyRTCRooms.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let id, let text):
+                if let conn = bySocket[id], conn.phase == .webSocket {
+                    enqueue(conn, WebSocketFrameWriter.frame(.text, payload: Array(text.utf8)))
+                }
+            case .close(let id, let code, let reason):
+                if let conn = bySocket[id] { closeWebSocket(conn, code, reason) }
+            case .log(let event):
+                log.write(event.description)
+            }
+        }
+    }
+
+    private func doom(_ conn: ServerConnection) {
+        guard !conn.doomed else { return }
+        conn.doomed = true
+        doomed.append(conn)
+    }
+
+    /// Tears doomed connections down. Telling the room may doom others (a `_remove_peer` that
+    /// overflows a slow reader), hence the loop.
+    private func reap() {
+        while let conn = doomed.popLast() {
+            connections[conn.fd] = nil
+            removeFromPollSet(conn)
+            conn.stream.close()
+            if let id = conn.socketID {
+                conn.socketID = nil
+                bySocket[id] = nil
+                perform(rooms.handle(.closed(id)))
+            }
+        }
+    }
+
+    // MARK: timers
+
+    private func sweepTimers() {
+        for conn in connections.values where !conn.doomed {
+            switch conn.phase {
+            case .http:
+                if now - conn.openedAt > config.handshakeTimeout {
+                    log.write("closing fd \(conn.fd): no opening handshake within \(config.handshakeTimeout) s")
+                    doom(conn)
+                }
+            case .webSocket:
+                let silent = now - conn.lastHeard
+                if silent > 2 * config.pingInterval {
+                    log.write("dropping \(conn.socketID?.rawValue ?? "?"): silent for \(Int(silent)) s")
+                    doom(conn)
+                } else if silent >= config.pingInterval && now - conn.lastPing >= config.pingInterval {
+                    // §5.5.2: a Ping "may serve either as a keepalive or as a means to verify that the
+                    // remote endpoint is still responsive".
+                    conn.lastPing = now
+                    enqueue(conn, WebSocketFrameWriter.frame(.ping, payload: []))
+                }
+            case .closing:
+                if now - conn.closingSince > config.closeTimeout { doom(conn) }
+            }
+        }
+    }
+
+    private func publishStats() {
+        stats.connections = connections.count
+        stats.webSockets = rooms.socketCount
+        stats.rooms = rooms.roomCount
+        stats.joined = rooms.joinedCount
+        publish(stats)
+    }
+
+    /// On stop: §7.4.1 1001 "going away" to every WebSocket, one last flush, then close everything.
+    private func shutdownAll() {
+        for conn in connections.values where conn.phase == .webSocket && !conn.doomed {
+            closeWebSocket(conn, .goingAway, "server shutting down")
+        }
+        for conn in connections.values where !conn.doomed { doom(conn) }
+        reap()
+        publishStats()
+    }
+}

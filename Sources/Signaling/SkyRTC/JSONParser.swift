@@ -1,0 +1,206 @@
+/// A strict RFC 8259 JSON parser over UTF-8 bytes, producing `JSONValue` with object key order kept.
+/// Written here (rather than JSONSerialization) for two reasons: key order must survive forwarding,
+/// and nesting depth must be bounded — a 1 MiB frame of `[[[[…` would otherwise exhaust the stack of
+/// the event-loop thread and take every connection down with it.
+public struct JSONParser {
+    public struct Failure: Error, Equatable, Sendable {
+        public let offset: Int
+        public let reason: String
+    }
+
+    public static let defaultMaxDepth = 64
+
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
+        var p = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        p.skipWhitespace()
+        let value = try p.parseValue(depth: 0)
+        p.skipWhitespace()
+        guard p.index == bytes.count else { throw p.fail("trailing characters") }
+        return value
+    }
+
+    private let bytes: [UInt8]
+    private let maxDepth: Int
+    private var index = 0
+
+    private init(bytes: [UInt8], maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    private func fail(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+    }
+
+    private mutating func expect(_ literal: String, _ value: JSONValue) throws(Failure) -> JSONValue {
+        let lit = Array(literal.utf8)
+        guard index + lit.count <= bytes.count, Array(bytes[index..<(index + lit.count)]) == lit else { throw fail("invalid literal") }
+        index += lit.count
+        return value
+    }
+
+    private mutating func parseValue(depth: Int) throws(Failure) -> JSONValue {
+        guard index < bytes.count else { throw fail("unexpected end") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): return try expect("true", .bool(true))
+        case UInt8(ascii: "f"): return try expect("false", .bool(false))
+        case UInt8(ascii: "n"): return try expect("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw fail("unexpected character")
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
+        index += 1
+        var members: [(String, JSONValue)] = []
+        skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            if let existing = members.firstIndex(where: { $0.0 == key }) {
+                members[existing].1 = value
+            } else {
+                members.append((key, value))
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end in object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            throw fail("expected ',' or '}'")
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(Failure) -> JSONValue {
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
+        index += 1
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end in array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            throw fail("expected ',' or ']'")
+        }
+    }
+
+    private mutating func parseNumber() throws(Failure) -> JSONValue {
+        let start = index
+        var isInteger = true
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        func digits(_ p: inout JSONParser) -> Int {
+            let s = p.index
+            while p.index < p.bytes.count, p.bytes[p.index] >= 0x30, p.bytes[p.index] <= 0x39 { p.index += 1 }
+            return p.index - s
+        }
+        guard index < bytes.count else { throw fail("bad number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1  // RFC 8259 §6: no leading zeros
+        } else if digits(&self) == 0 {
+            throw fail("bad number")
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard digits(&self) > 0 else { throw fail("bad fraction") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits(&self) > 0 else { throw fail("bad exponent") }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if isInteger, let i = Int64(text) { return .integer(i) }
+        guard let d = Double(text), d.isFinite else { throw fail("number out of range") }
+        return .number(d)
+    }
+
+    private mutating func parseString() throws(Failure) -> String {
+        index += 1  // opening quote
+        var out: [UInt8] = []
+        while true {
+            guard index < bytes.count else { throw fail("unterminated string") }
+            let b = bytes[index]
+            index += 1
+            switch b {
+            case UInt8(ascii: "\""):
+                // The frame was UTF-8-validated already for text frames; binary frames are checked here.
+                guard let s = String(validating: out, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
+                return s
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { throw fail("unterminated escape") }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""): out.append(0x22)
+                case UInt8(ascii: "\\"): out.append(0x5C)
+                case UInt8(ascii: "/"): out.append(0x2F)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        // RFC 8259 §7: a character outside the BMP is a surrogate pair.
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw fail("lone high surrogate")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw fail("bad low surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw fail("lone low surrogate")
+                    }
+                    guard let u = Unicode.Scalar(scalar) else { throw fail("bad escape") }
+                    out.append(contentsOf: Array(String(Character(u)).utf8))
+                default:
+                    throw fail("bad escape")
+                }
+            case 0x00..<0x20:
+                throw fail("control character in string")
+            default:
+                out.append(b)
+            }
+        }
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw fail("short \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            index += 1
+            let d: UInt32
+            switch c {
+            case 0x30...0x39: d = UInt32(c - 0x30)
+            case 0x41...0x46: d = UInt32(c - 0x41 + 10)
+            case 0x61...0x66: d = UInt32(c - 0x61 + 10)
+            default: throw fail("bad hex digit")
+            }
+            v = v << 4 | d
+        }
+        return v
+    }
+}

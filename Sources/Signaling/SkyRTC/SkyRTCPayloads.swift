@@ -1,0 +1,58 @@
+/// The `data` objects of the SkyRTC messages (skyrtc-protocol.md §3), as Codable structs whose
+/// coding keys are declared in the original's wire order. The wire itself goes through
+/// `SkyRTCClientMessage`/`SkyRTCServerMessage`, which write these with `JSONWriter` so the order is
+/// guaranteed (JSONEncoder does not promise one).
+
+/// `__join` data.
+public struct SkyRTCJoin: Equatable, Sendable, Codable {
+    /// The room after the original's rule `room || "__default"` (numbers become their JS text).
+    public var room: String
+    public init(room: String) { self.room = room }
+}
+
+/// `__offer`/`__answer` data (client → server) and `_offer`/`_answer` data (server → client):
+/// `socketId` is the target on the way in and the sender on the way out.
+public struct SkyRTCDescription: Equatable, Sendable, Codable {
+    /// `{type, sdp}` passed through verbatim; the server never reads it.
+    public var sdp: JSONValue
+    public var socketId: SocketID
+    public init(sdp: JSONValue, socketId: SocketID) {
+        self.sdp = sdp
+        self.socketId = socketId
+    }
+}
+
+/// `__ice_candidate`/`_ice_candidate` data. The original's names: `label` = sdpMLineIndex,
+/// `id` = sdpMid (sent by the iOS client only), `candidate` = the `candidate:…` line without `a=`.
+public struct SkyRTCCandidate: Equatable, Sendable, Codable {
+    public var id: String?
+    public var label: Int?
+    public var candidate: String
+    public var socketId: SocketID
+    public init(id: String?, label: Int?, candidate: String, socketId: SocketID) {
+        self.id = id
+        self.label = label
+        self.candidate = candidate
+        self.socketId = socketId
+    }
+}
+
+/// `_peers` data: the ids already in the room (join order, self excluded) and the joiner's own id.
+public struct SkyRTCPeers: Equatable, Sendable, Codable {
+    public var connections: [SocketID]
+    public var you: SocketID
+    public init(connections: [SocketID], you: SocketID) {
+        self.connections = connections
+        self.you = you
+    }
+}
+
+/// `_error` data (our extension; see `SkyRTCErrorCode`).
+public struct SkyRTCErrorReply: Equatable, Sendable, Codable {
+    public var code: SkyRTCErrorCode
+    public var message: String
+    public init(code: SkyRTCErrorCode, message: String) {
+        self.code = code
+        self.message = message
+    }
+}

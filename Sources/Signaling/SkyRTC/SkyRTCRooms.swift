@@ -1,0 +1,184 @@
+/// The SkyRTC server logic as a pure state machine: connection events in, actions out. No sockets,
+/// no clock, no threads; the event loop (`SignalingServer`) is a thin driver that performs the
+/// actions in order. Every rule of skyrtc-protocol.md §4 is here and unit-tested.
+///
+/// Deliberate departures from the original (v0.0.2), all in both wire formats unless noted:
+/// - **Rejoin** (a second `__join` on one socket): joining *another* room first leaves the old one
+///   (its members get `_remove_peer`, the room is deleted when empty) — no ghost entries. Joining the
+///   room the socket is already in is idempotent: nobody gets a duplicate `_new_peer`, and the socket
+///   gets a fresh `_peers` (so a client that lost its state can resynchronise).
+/// - **Forwarding** (conftui format): the sender must have joined (`not_joined`) and the target must
+///   be another member of the sender's room (`unknown_target`). The original format keeps the
+///   original rule (any connected socket, unknown targets dropped silently).
+/// - **Bad input** gets an `_error` reply (conftui format) and never disturbs anyone else; after
+///   `maxErrorsPerSocket` refused messages the socket is closed with 1008 (policy violation), so a
+///   misbehaving client cannot keep the server busy forever.
+public struct SkyRTCRooms: Sendable {
+    public enum Input: Equatable, Sendable {
+        /// A WebSocket connection completed its opening handshake and was given `id`.
+        case opened(SocketID)
+        /// A complete data message arrived (text or binary; both carry UTF-8 JSON).
+        case message(SocketID, [UInt8], isBinary: Bool)
+        /// The connection is gone (close handshake, error, timeout or drop).
+        case closed(SocketID)
+    }
+
+    /// What the driver must do, in order.
+    public enum Action: Equatable, Sendable {
+        /// Send this JSON text to the socket as one text frame.
+        case send(SocketID, String)
+        /// Close the socket with this status code (§7.4.1).
+        case close(SocketID, WebSocketCloseCode, String)
+        /// Something worth one log line.
+        case log(SkyRTCRoomEvent)
+    }
+
+    public static let defaultRoom = "__default"
+    public static let maxErrorsPerSocket = 32
+
+    public let format: SkyRTCWireFormat
+
+    private struct SocketState {
+        var room: String?
+        var errors = 0
+    }
+
+    private var sockets: [SocketID: SocketState] = [:]
+    /// Room name → members in join order.
+    private var rooms: [String: [SocketID]] = [:]
+
+    public init(format: SkyRTCWireFormat = .conftui) { self.format = format }
+
+    /// Open connections (joined or not).
+    public var socketCount: Int { sockets.count }
+    /// Rooms with at least one member.
+    public var roomCount: Int { rooms.count }
+    /// Sockets that are members of a room.
+    public private(set) var joinedCount = 0
+    public func members(of room: String) -> [SocketID] { rooms[room] ?? [] }
+    public func room(of socket: SocketID) -> String? { sockets[socket]?.room }
+
+    public mutating func handle(_ input: Input) -> [Action] {
+        var actions: [Action] = []
+        switch input {
+        case .opened(let id):
+            sockets[id] = SocketState()
+        case .closed(let id):
+            guard sockets[id] != nil else { break }
+            leave(id, &actions)
+            sockets[id] = nil
+        case .message(let id, let bytes, _):
+            guard sockets[id] != nil else { break }
+            do {
+                try dispatch(id, try SkyRTCClientMessage.decode(bytes), &actions)
+            } catch {
+                refuse(id, error, &actions)
+            }
+        }
+        return actions
+    }
+
+    private mutating func dispatch(_ id: SocketID, _ message: SkyRTCClientMessage, _ actions: inout [Action]) throws(SignalingError) {
+        switch message {
+        case .join(let join):
+            self.join(id, room: join.room, &actions)
+        case .offer(let d):
+            let to = try target(of: id, d.socketId, "__offer")
+            forward(.offer(SkyRTCDescription(sdp: d.sdp, socketId: id)), to: to, &actions)
+        case .answer(let d):
+            let to = try target(of: id, d.socketId, "__answer")
+            forward(.answer(SkyRTCDescription(sdp: d.sdp, socketId: id)), to: to, &actions)
+        case .iceCandidate(let c):
+            let to = try target(of: id, c.socketId, "__ice_candidate")
+            forward(.iceCandidate(SkyRTCCandidate(id: c.id, label: c.label, candidate: c.candidate, socketId: id)), to: to, &actions)
+        }
+    }
+
+    /// skyrtc-protocol.md §4 "Join algorithm": `_new_peer` to each member in join order, then append,
+    /// then `_peers` to the joiner — so every member knows the newcomer before its first `_offer`.
+    private mutating func join(_ id: SocketID, room: String, _ actions: inout [Action]) {
+        if let current = sockets[id]?.room {
+            if current == room {
+                let others = (rooms[room] ?? []).filter { $0 != id }
+                send(.peers(SkyRTCPeers(connections: others, you: id)), to: id, &actions)
+                return
+            }
+            leave(id, &actions)
+        }
+        let existing = rooms[room] ?? []
+        for member in existing {
+            send(.newPeer(id), to: member, &actions)
+        }
+        rooms[room] = existing + [id]
+        joinedCount += 1
+        sockets[id]?.room = room
+        send(.peers(SkyRTCPeers(connections: existing, you: id)), to: id, &actions)
+        actions.append(.log(.joined(id, room: room, members: existing.count + 1)))
+    }
+
+    /// Removes `id` from its room; the others get `_remove_peer` in reverse join order, like the
+    /// original's backwards loop on close.
+    private mutating func leave(_ id: SocketID, _ actions: inout [Action]) {
+        guard let room = sockets[id]?.room, var members = rooms[room] else { return }
+        members.removeAll { $0 == id }
+        for member in members.reversed() {
+            send(.removePeer(id), to: member, &actions)
+        }
+        rooms[room] = members.isEmpty ? nil : members
+        joinedCount -= 1
+        sockets[id]?.room = nil
+        actions.append(.log(.left(id, room: room, members: members.count)))
+    }
+
+    private func target(of sender: SocketID, _ target: SocketID, _ event: String) throws(SignalingError) -> SocketID? {
+        switch format {
+        case .original:
+            // The original looks the target up among all connected sockets and drops unknown ones silently.
+            return sockets[target] != nil ? target : nil
+        case .conftui:
+            guard let room = sockets[sender]?.room else {
+                throw .badMessage(.notJoined, "\(event) before __join")
+            }
+            guard target != sender, rooms[room]?.contains(target) == true else {
+                throw .badMessage(.unknownTarget, "\(event): \(target.rawValue.prefix(64)) is not another member of your room")
+            }
+            return target
+        }
+    }
+
+    private func forward(_ message: SkyRTCServerMessage, to target: SocketID?, _ actions: inout [Action]) {
+        guard let target else { return }
+        send(message, to: target, &actions)
+    }
+
+    private func send(_ message: SkyRTCServerMessage, to id: SocketID, _ actions: inout [Action]) {
+        actions.append(.send(id, message.jsonText(format: format)))
+    }
+
+    private mutating func refuse(_ id: SocketID, _ error: SignalingError, _ actions: inout [Action]) {
+        guard case .badMessage(let code, let message) = error else { return }
+        actions.append(.log(.refused(id, code, message)))
+        if format == .conftui {
+            send(.error(SkyRTCErrorReply(code: code, message: message)), to: id, &actions)
+        }
+        sockets[id]?.errors += 1
+        if let errors = sockets[id]?.errors, errors >= Self.maxErrorsPerSocket {
+            actions.append(.close(id, .policyViolation, "too many bad messages"))
+        }
+    }
+}
+
+/// Log-worthy happenings of `SkyRTCRooms`, one line each.
+public enum SkyRTCRoomEvent: Equatable, Sendable, CustomStringConvertible {
+    case joined(SocketID, room: String, members: Int)
+    case left(SocketID, room: String, members: Int)
+    case refused(SocketID, SkyRTCErrorCode, String)
+
+    public var description: String {
+        switch self {
+        case .joined(let id, let room, let n): return "join \(id) room=\(JSONWriter.string(.string(room))) members=\(n)"
+        case .left(let id, let room, let n): return "leave \(id) room=\(JSONWriter.string(.string(room))) members=\(n)"
+        case .refused(let id, let code, let message): return "refused \(id) \(code.rawValue): \(message)"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+/// A message the server sends to a client (skyrtc-protocol.md §3, server → client). Always sent as
+/// a WebSocket text frame (the iOS client reads only text).
+public enum SkyRTCServerMessage: Equatable, Sendable {
+    case peers(SkyRTCPeers)
+    case newPeer(SocketID)
+    case removePeer(SocketID)
+    /// `socketId` is the sender, rewritten by the server.
+    case offer(SkyRTCDescription)
+    case answer(SkyRTCDescription)
+    case iceCandidate(SkyRTCCandidate)
+    case error(SkyRTCErrorReply)
+    /// An event this client does not know (custom events pass through the original).
+    case other(eventName: String, data: JSONValue?)
+
+    public var eventName: String {
+        switch self {
+        case .peers: return "_peers"
+        case .newPeer: return "_new_peer"
+        case .removePeer: return "_remove_peer"
+        case .offer: return "_offer"
+        case .answer: return "_answer"
+        case .iceCandidate: return "_ice_candidate"
+        case .error: return "_error"
+        case .other(let name, _): return name
+        }
+    }
+
+    /// The JSON text, keys in the original's order: `sdp, socketId` for `_offer`/`_answer`;
+    /// `[id,] label, candidate, socketId` for `_ice_candidate`, then (conftui format only) the
+    /// extension keys `sdpMLineIndex` (= label) and `sdpMid` (= id) when known, so an unmodified
+    /// browser client's `new RTCIceCandidate(data)` works in modern browsers (protocol notes §8).
+    public func jsonText(format: SkyRTCWireFormat = .conftui) -> String {
+        func id(_ s: SocketID) -> JSONValue { .string(s.rawValue) }
+        let data: JSONValue?
+        switch self {
+        case .peers(let p):
+            data = .object([("connections", .array(p.connections.map(id))), ("you", id(p.you))])
+        case .newPeer(let s), .removePeer(let s):
+            data = .object([("socketId", id(s))])
+        case .offer(let d), .answer(let d):
+            data = .object([("sdp", d.sdp), ("socketId", id(d.socketId))])
+        case .iceCandidate(let c):
+            var m: [(String, JSONValue)] = []
+            if format == .conftui, let mid = c.id { m.append(("id", .string(mid))) }
+            if let label = c.label { m.append(("label", .integer(Int64(label)))) }
+            m.append(("candidate", .string(c.candidate)))
+            m.append(("socketId", id(c.socketId)))
+            if format == .conftui {
+                if let label = c.label { m.append(("sdpMLineIndex", .integer(Int64(label)))) }
+                if let mid = c.id { m.append(("sdpMid", .string(mid))) }
+            }
+            data = .object(m)
+        case .error(let e):
+            data = .object([("code", .string(e.code.rawValue)), ("message", .string(e.message))])
+        case .other(_, let d):
+            data = d
+        }
+        var envelope: [(String, JSONValue)] = [("eventName", .string(eventName))]
+        if let data { envelope.append(("data", data)) }
+        return JSONWriter.string(.object(envelope))
+    }
+
+    /// Decodes what a server sent (used by the client). Unknown events become `.other`.
+    public static func decode(_ bytes: [UInt8]) throws(SignalingError) -> SkyRTCServerMessage {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes)
+        } catch {
+            throw .badMessage(.badJSON, "not JSON: \(error.reason)")
+        }
+        guard let name = json["eventName"]?.stringValue else { throw .badMessage(.badEnvelope, "missing eventName") }
+        let data = json["data"]
+        func sid(_ key: String) throws(SignalingError) -> SocketID {
+            guard let s = data?[key]?.stringValue else { throw .badMessage(.badField, "\(name): \(key) must be a string") }
+            return SocketID(s)
+        }
+        switch name {
+        case "_peers":
+            guard case .array(let items)? = data?["connections"] else { throw .badMessage(.badField, "_peers: connections") }
+            var ids: [SocketID] = []
+            for item in items {
+                guard let s = item.stringValue else { throw .badMessage(.badField, "_peers: connections must hold strings") }
+                ids.append(SocketID(s))
+            }
+            return .peers(SkyRTCPeers(connections: ids, you: try sid("you")))
+        case "_new_peer": return .newPeer(try sid("socketId"))
+        case "_remove_peer": return .removePeer(try sid("socketId"))
+        case "_offer", "_answer":
+            guard let sdp = data?["sdp"] else { throw .badMessage(.badField, "\(name): sdp") }
+            let d = SkyRTCDescription(sdp: sdp, socketId: try sid("socketId"))
+            return name == "_offer" ? .offer(d) : .answer(d)
+        case "_ice_candidate":
+            guard let candidate = data?["candidate"]?.stringValue else { throw .badMessage(.badField, "_ice_candidate: candidate") }
+            let label = data?["label"]?.integerValue ?? data?["sdpMLineIndex"]?.integerValue
+            let mid = data?["sdpMid"]?.stringValue ?? data?["id"]?.stringValue
+            return .iceCandidate(SkyRTCCandidate(id: mid, label: label, candidate: candidate, socketId: try sid("socketId")))
+        case "_error":
+            guard let raw = data?["code"]?.stringValue, let code = SkyRTCErrorCode(rawValue: raw) else {
+                throw .badMessage(.badField, "_error: code")
+            }
+            return .error(SkyRTCErrorReply(code: code, message: data?["message"]?.stringValue ?? ""))
+        default:
+            return .other(eventName: name, data: data)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds RFC 6455 frames. Pure: the caller supplies the masking key (clients) or none (servers).
+public enum WebSocketFrameWriter {
+    /// One frame. `maskKey` must be given by a client and omitted by a server (§5.1).
+    public static func frame(_ opcode: WebSocketOpcode, payload: [UInt8], fin: Bool = true,
+                             maskKey: (UInt8, UInt8, UInt8, UInt8)? = nil) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(payload.count + 14)
+        out.append((fin ? 0x80 : 0) | opcode.rawValue)
+        let maskBit: UInt8 = maskKey == nil ? 0 : 0x80
+        // §5.2: "the minimal number of bytes MUST be used to encode the length".
+        if payload.count <= 125 {
+            out.append(maskBit | UInt8(payload.count))
+        } else if payload.count <= 0xFFFF {
+            out.append(maskBit | 126)
+            out.append(UInt8(payload.count >> 8))
+            out.append(UInt8(payload.count & 0xFF))
+        } else {
+            out.append(maskBit | 127)
+            let length = UInt64(payload.count)
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((length >> UInt64(shift)) & 0xFF)) }
+        }
+        if let key = maskKey {
+            out.append(contentsOf: [key.0, key.1, key.2, key.3])
+            var masked = payload
+            WebSocketMasking.apply(key: key, to: &masked)
+            out.append(contentsOf: masked)
+        } else {
+            out.append(contentsOf: payload)
+        }
+        return out
+    }
+
+    /// A close frame (§5.5.1). `.noStatus` produces an empty body, since 1005 must never be sent.
+    /// The reason is cut to fit the 125-byte control-frame limit on a UTF-8 boundary.
+    public static func close(_ code: WebSocketCloseCode, reason: String = "",
+                             maskKey: (UInt8, UInt8, UInt8, UInt8)? = nil) -> [UInt8] {
+        guard code != .noStatus && code != .abnormal else { return frame(.close, payload: [], maskKey: maskKey) }
+        var body: [UInt8] = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
+        var reasonBytes = Array(reason.utf8)
+        while reasonBytes.count > 123 {
+            reasonBytes.removeLast()
+            while let last = reasonBytes.last, last & 0xC0 == 0x80 { reasonBytes.removeLast() }
+            if let last = reasonBytes.last, last >= 0xC0 { reasonBytes.removeLast() }
+        }
+        body.append(contentsOf: reasonBytes)
+        return frame(.close, payload: body, maskKey: maskKey)
+    }
+
+    /// A fresh random masking key. §5.3: "The masking key MUST be unpredictable".
+    public static func randomMaskKey() -> (UInt8, UInt8, UInt8, UInt8) {
+        var g = SystemRandomNumberGenerator()
+        let v = g.next() as UInt32
+        return (UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24))
+    }
+}
