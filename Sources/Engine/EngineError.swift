@@ -8,6 +8,8 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
     case invalidState(String)
     /// A caller-supplied argument is out of range.
     case invalidArgument(String)
+    /// The DTLS handshake failed or the peer certificate did not match the SDP fingerprint (RFC 5763 §5).
+    case dtlsFailed(String)
 
     public var description: String {
         switch self {
@@ -15,6 +17,7 @@ public enum EngineError: Error, Equatable, CustomStringConvertible {
         case .library(let name, let call, let code): return "\(name): \(call) returned \(code)"
         case .invalidState(let r): return "invalid state: \(r)"
         case .invalidArgument(let r): return "invalid argument: \(r)"
+        case .dtlsFailed(let r): return "DTLS failed: \(r)"
         }
     }
 }

@@ -1,0 +1,468 @@
+/// RFC 8445 full ICE agent for one component (rtcp-mux + BUNDLE), sans-IO.
+///
+/// Feed it `handle(_ input, now:)` with received datagrams, timeouts and commands; it returns datagrams to send,
+/// events and the next deadline. It never reads a clock, opens a socket or starts a thread, so one instance
+/// belongs to one owner (the driver's event thread, or a test).
+///
+/// Documented limits: UDP only; remote `.local` (mDNS) candidates are ignored rather than resolved — the peer's
+/// checks still reach us and become peer-reflexive candidates (RFC 8445 §7.3.1.3), which is how libdatachannel#1285
+/// reports Chrome connecting; server-reflexive/relay gathering (STUN/TURN servers) is not done.
+public final class IceAgent {
+    public private(set) var config: IceAgentConfig
+    public private(set) var state: IceConnectionState = .new
+    public private(set) var role: IceRole
+    public private(set) var remoteCredentials: IceCredentials?
+    public private(set) var selected: SelectedPair?
+
+    struct LocalCandidate {
+        var candidate: IceCandidate
+        var base: TransportAddress
+    }
+
+    private(set) var locals: [LocalCandidate] = []
+    private(set) var remotes: [IceCandidate] = []
+    private(set) var pairs: [CandidatePair] = []
+    private var transactions: [TransactionID: PendingCheck] = [:]
+    /// §6.1.4.1 triggered-check queue (pair indexes), served before ordinary checks.
+    private var triggered: [Int] = []
+    private var nextPacedCheck: TransportTime?
+    private var checkingStartedAt: TransportTime?
+    private var firstValidAt: TransportTime?
+    private var nominating: Int?
+    private var selectedPair: Int?
+    private var lastConsentResponse: TransportTime?
+    private var nextConsentCheck: TransportTime?
+    private var rng: IceRandom
+    private var out = IceOutput()
+    /// Remote `.local` candidates dropped, for diagnostics.
+    public private(set) var ignoredMdnsCandidates = 0
+
+    public init(config: IceAgentConfig) {
+        self.config = config
+        role = config.role
+        rng = IceRandom(seed: config.seed)
+    }
+
+    public var localCredentials: IceCredentials { config.local }
+    public var localCandidates: [IceCandidate] { locals.map(\.candidate) }
+    public var remoteCandidates: [IceCandidate] { remotes }
+
+    // MARK: Entry point
+
+    public func handle(_ input: IceInput, now: TransportTime) -> IceOutput {
+        out = IceOutput()
+        if state != .closed {
+            switch input {
+            case .command(let command): apply(command, now: now)
+            case .datagram(let from, let to, let bytes): receive(bytes, from: from, to: to, now: now)
+            case .timeout: break
+            }
+            if state != .closed { tick(now: now) }
+        }
+        out.deadline = state == .closed ? nil : deadline(now: now)
+        defer { out = IceOutput() }
+        return out
+    }
+
+    /// RFC 7983: ICE owns datagrams whose first byte is 0-3 (STUN); callers may use this before `handle`.
+    public static func isStun(_ bytes: [UInt8]) -> Bool { StunMessage.looksLikeStun(bytes) }
+
+    // MARK: Commands
+
+    private func apply(_ command: IceCommand, now: TransportTime) {
+        switch command {
+        case .addLocalHost(let address):
+            guard !locals.contains(where: { $0.base == address }) else { return }
+            // §5.1.2.1: local preference distinguishes interfaces; earlier-added (preferred) ones rank higher,
+            // and IPv6 above IPv4 as RFC 8421 suggests.
+            let localPreference = UInt32(max(0, 65535 - 256 * locals.count - (address.ip.isIPv4 ? 128 : 0)))
+            let candidate = IceCandidate(
+                foundation: CandidatePriority.foundation(kind: .host, baseIP: address.ip),
+                priority: CandidatePriority.candidate(kind: .host, localPreference: localPreference),
+                address: .ip(address.ip), port: address.port, kind: .host)
+            locals.append(LocalCandidate(candidate: candidate, base: address))
+            out.events.append(.candidateGathered(candidate))
+            for r in remotes.indices { addPair(local: locals.count - 1, remote: r) }
+        case .setRemoteCredentials(let credentials):
+            remoteCredentials = credentials
+        case .addRemoteCandidate(let candidate):
+            addRemote(candidate)
+        case .close:
+            setState(.closed)
+        }
+    }
+
+    @discardableResult
+    private func addRemote(_ candidate: IceCandidate) -> Int? {
+        // Only UDP component 1 (rtcp-mux, BUNDLE: webrtc-interop.md §5).
+        guard candidate.transport == "udp", candidate.component == 1 else { return nil }
+        guard let address = candidate.transportAddress else {
+            // `<uuid>.local`: resolving mDNS would mean sockets inside the agent; ignored (see type comment).
+            ignoredMdnsCandidates += 1
+            return nil
+        }
+        if let existing = remotes.firstIndex(where: { $0.transportAddress == address }) {
+            // §7.3.1.3: a signalled candidate replaces the peer-reflexive one learned for the same address.
+            if remotes[existing].kind == .prflx && candidate.kind != .prflx {
+                remotes[existing] = candidate
+                for i in pairs.indices where pairs[i].remote == existing {
+                    pairs[i].priority = pairPriority(local: pairs[i].local, remote: existing)
+                }
+            }
+            return existing
+        }
+        remotes.append(candidate)
+        for l in locals.indices { addPair(local: l, remote: remotes.count - 1) }
+        return remotes.count - 1
+    }
+
+    @discardableResult
+    private func addPair(local l: Int, remote r: Int) -> Int? {
+        guard let remoteAddress = remotes[r].transportAddress,
+              remoteAddress.ip.isIPv4 == locals[l].base.ip.isIPv4 else { return nil }   // §6.1.2.2: same family
+        if let existing = pairs.firstIndex(where: { $0.local == l && $0.remote == r }) { return existing }
+        var pair = CandidatePair(local: l, remote: r,
+                                 foundation: locals[l].candidate.foundation + ":" + remotes[r].foundation,
+                                 priority: pairPriority(local: l, remote: r))
+        // §6.1.2.6: the first pair of each foundation starts Waiting, the rest Frozen.
+        if !pairs.contains(where: { $0.foundation == pair.foundation && $0.state != .frozen }) { pair.state = .waiting }
+        pairs.append(pair)
+        return pairs.count - 1
+    }
+
+    private func pairPriority(local l: Int, remote r: Int) -> UInt64 {
+        let lp = locals[l].candidate.priority, rp = remotes[r].priority
+        return role == .controlling ? CandidatePriority.pair(controlling: lp, controlled: rp)
+                                    : CandidatePriority.pair(controlling: rp, controlled: lp)
+    }
+
+    private func switchRole(to newRole: IceRole) {
+        guard newRole != role else { return }
+        role = newRole
+        // §7.3.1.1: "the agent MUST ... recompute the pair priorities".
+        for i in pairs.indices { pairs[i].priority = pairPriority(local: pairs[i].local, remote: pairs[i].remote) }
+        out.events.append(.roleChanged(newRole))
+    }
+
+    // MARK: Receiving
+
+    private func receive(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, now: TransportTime) {
+        guard StunMessage.looksLikeStun(bytes), let message = try? StunMessage(decoding: bytes),
+              message.type.method == .binding else { return }
+        switch message.type.stunClass {
+        case .request: handleRequest(message, from: from, to: to, now: now)
+        case .successResponse, .errorResponse: handleResponse(message, from: from, to: to, now: now)
+        case .indication: break   // RFC 8445 §11: keepalive indications need no answer.
+        }
+    }
+
+    private func respond(to request: StunMessage, from local: TransportAddress, to remote: TransportAddress,
+                         error: StunErrorCode?, extra: [StunAttribute] = [], sign: Bool = true) {
+        var response = StunMessage(type: error == nil ? .bindingSuccess : .bindingError, transactionID: request.transactionID)
+        if let error { response.attributes = [.errorCode(error)] + extra } else { response.attributes = [.xorMappedAddress(remote)] }
+        let key = sign ? StunIntegrity.shortTermKey(password: config.local.pwd) : nil
+        out.transmits.append(Transmit(from: local, to: remote, bytes: response.encode(integrityKey: key, fingerprint: true)))
+    }
+
+    /// RFC 8445 §7.3: answering a connectivity check.
+    private func handleRequest(_ request: StunMessage, from: TransportAddress, to: TransportAddress, now: TransportTime) {
+        guard let l = locals.firstIndex(where: { $0.base == to }) else { return }
+        // §7.2.2 checks carry FINGERPRINT; without it this is not an ICE check (RFC 8445 §7.3, RFC 7983).
+        guard request.hasFingerprint else { return }
+        // RFC 5389 §10.1.2: missing USERNAME or MESSAGE-INTEGRITY → 400; wrong ones → 401.
+        guard let username = request.username, request.hasIntegrity else {
+            respond(to: request, from: to, to: from, error: .badRequest, sign: false)
+            return
+        }
+        guard username.hasPrefix(config.local.ufrag + ":"),
+              request.verifyIntegrity(key: StunIntegrity.shortTermKey(password: config.local.pwd)) else {
+            respond(to: request, from: to, to: from, error: .unauthorized, sign: false)
+            return
+        }
+        let unknown = request.unknownComprehensionRequired
+        guard unknown.isEmpty else {
+            respond(to: request, from: to, to: from, error: .unknownAttribute, extra: [.unknownAttributes(unknown)])
+            return
+        }
+        guard let peerPriority = request.priority else {
+            respond(to: request, from: to, to: from, error: .badRequest)
+            return
+        }
+        // §7.3.1.1 role conflict.
+        if role == .controlling, let theirs = request.iceControlling {
+            if config.tieBreaker >= theirs {
+                respond(to: request, from: to, to: from, error: .roleConflict)
+                return
+            }
+            switchRole(to: .controlled)
+        } else if role == .controlled, let theirs = request.iceControlled {
+            if config.tieBreaker >= theirs {
+                switchRole(to: .controlling)
+            } else {
+                respond(to: request, from: to, to: from, error: .roleConflict)
+                return
+            }
+        }
+        respond(to: request, from: to, to: from, error: nil)
+
+        // §7.3.1.3: an unknown source address is a peer-reflexive candidate with the PRIORITY from the request.
+        let r: Int
+        if let known = remotes.firstIndex(where: { $0.transportAddress == from }) {
+            r = known
+        } else {
+            let prflx = IceCandidate(foundation: "prflx\(rng.next() % 1_000_000_000)", priority: peerPriority,
+                                     address: .ip(from.ip), port: from.port, kind: .prflx)
+            guard let added = addRemote(prflx) else { return }
+            r = added
+        }
+        guard let p = addPair(local: l, remote: r) else { return }
+        startChecking(now: now)
+
+        // §7.3.1.5: the controlled agent learns the nomination from USE-CANDIDATE.
+        if role == .controlled && request.useCandidate {
+            if pairs[p].state == .succeeded {
+                nominate(p, now: now)
+            } else {
+                pairs[p].nominateOnSuccess = true
+            }
+        }
+        // §7.3.1.4 triggered check, unless the pair is already valid or being checked.
+        switch pairs[p].state {
+        case .succeeded, .inProgress: break
+        case .frozen, .waiting, .failed:
+            pairs[p].state = .waiting
+            if !triggered.contains(p) { triggered.append(p) }
+        }
+    }
+
+    /// RFC 8445 §7.2.5: processing the response to one of our checks.
+    private func handleResponse(_ response: StunMessage, from: TransportAddress, to: TransportAddress, now: TransportTime) {
+        guard let check = transactions[response.transactionID], let remotePwd = remoteCredentials?.pwd else { return }
+        // §7.2.5.1: responses are authenticated with the remote password; anything else is discarded as forged.
+        guard response.verifyIntegrity(key: StunIntegrity.shortTermKey(password: remotePwd)) else { return }
+        transactions[response.transactionID] = nil
+        let p = check.pair
+        if pairs[p].transaction == response.transactionID { pairs[p].transaction = nil }
+        let remoteAddress = remotes[pairs[p].remote].transportAddress
+        let sourceMatches = from == remoteAddress && to == locals[pairs[p].local].base
+
+        if check.purpose == .consent {
+            // RFC 7675 §5.1: only an authenticated success from the checked address renews consent.
+            if response.type.stunClass == .successResponse && sourceMatches { consentRenewed(now: now) }
+            return
+        }
+        if response.type.stunClass == .errorResponse {
+            if response.errorCode?.code == 487 {
+                // §7.2.5.1: switch to the opposite of the role the request claimed, then retry the pair.
+                switchRole(to: check.role == .controlling ? .controlled : .controlling)
+                if nominating == p { nominating = nil }
+                pairs[p].state = .waiting
+                if !triggered.contains(p) { triggered.append(p) }
+            } else {
+                pairs[p].state = .failed
+                if nominating == p { nominating = nil }
+            }
+            return
+        }
+        // §7.2.5.2.1: non-symmetric transport addresses fail the check.
+        guard sourceMatches else {
+            pairs[p].state = .failed
+            if nominating == p { nominating = nil }
+            return
+        }
+        pairs[p].state = .succeeded
+        if firstValidAt == nil { firstValidAt = now }
+        // §7.2.5.3.3: unfreeze pairs sharing the foundation.
+        for i in pairs.indices where pairs[i].state == .frozen && pairs[i].foundation == pairs[p].foundation {
+            pairs[i].state = .waiting
+        }
+        // The mapped address is where the peer saw us; a NAT would make it a local peer-reflexive candidate
+        // (§7.2.5.3.1). conftui checks from host bases only, so the valid pair is the checked pair.
+        if role == .controlling && check.useCandidate {
+            nominate(p, now: now)   // §7.2.5.3.4
+        } else if role == .controlled && pairs[p].nominateOnSuccess {
+            nominate(p, now: now)   // §7.3.1.5
+        }
+    }
+
+    private func nominate(_ p: Int, now: TransportTime) {
+        pairs[p].nominated = true
+        if nominating == p { nominating = nil }
+        // §8.1.1: the highest-priority nominated valid pair is selected.
+        if let current = selectedPair, pairs[current].priority >= pairs[p].priority { return }
+        selectedPair = p
+        let pair = pairs[p]
+        let chosen = SelectedPair(local: locals[pair.local].candidate, localBase: locals[pair.local].base,
+                                  remote: remotes[pair.remote], remoteAddress: remotes[pair.remote].transportAddress!)
+        selected = chosen
+        out.events.append(.selectedPairChanged(chosen))
+        // The successful check itself is a consent response (RFC 7675 §5.1).
+        lastConsentResponse = now
+        scheduleConsent(now: now)
+        setState(.connected)
+    }
+
+    private func consentRenewed(now: TransportTime) {
+        lastConsentResponse = now
+        if state == .disconnected { setState(.connected) }
+    }
+
+    private func scheduleConsent(now: TransportTime) {
+        // RFC 7675 §5.1: "randomized ... by a factor between 0.8 and 1.2" to avoid synchronized checks.
+        let factor = Double.random(in: 0.8...1.2, using: &rng)
+        nextConsentCheck = now + config.consentInterval.scaled(by: factor)
+    }
+
+    private func setState(_ newState: IceConnectionState) {
+        guard newState != state else { return }
+        state = newState
+        out.events.append(.stateChanged(newState))
+    }
+
+    private func startChecking(now: TransportTime) {
+        if state == .new {
+            checkingStartedAt = now
+            setState(.checking)
+        }
+    }
+
+    // MARK: Timers
+
+    private func tick(now: TransportTime) {
+        retransmit(now: now)
+        guard state != .failed else { return }
+        if remoteCredentials != nil && !pairs.isEmpty { startChecking(now: now) }
+        if selectedPair == nil {
+            scheduleNomination(now: now)
+            sendPacedCheck(now: now)
+            if state == .checking, let started = checkingStartedAt {
+                let allFailed = !pairs.isEmpty && pairs.allSatisfy { $0.state == .failed } && transactions.isEmpty
+                if allFailed || now - started >= config.checkingTimeout { setState(.failed) }
+            }
+        } else {
+            consent(now: now)
+        }
+    }
+
+    private func retransmit(now: TransportTime) {
+        for (tid, check) in transactions where check.nextRetransmit <= now {
+            if check.transmissions >= (check.purpose == .consent ? 5 : config.maxTransmissions) {
+                transactions[tid] = nil
+                if check.purpose == .connectivity {
+                    if pairs[check.pair].transaction == tid { pairs[check.pair].transaction = nil }
+                    if pairs[check.pair].state == .inProgress { pairs[check.pair].state = .failed }
+                    if nominating == check.pair { nominating = nil }
+                }
+                continue
+            }
+            var updated = check
+            updated.transmissions += 1
+            updated.rto = min(check.rto * 2, config.maxRTO)
+            updated.nextRetransmit = now + updated.rto
+            transactions[tid] = updated
+            let pair = pairs[check.pair]
+            out.transmits.append(Transmit(from: locals[pair.local].base, to: remotes[pair.remote].transportAddress!,
+                                          bytes: check.bytes))
+        }
+    }
+
+    /// Regular nomination (§8.1.1): once the best valid pair cannot be beaten by a pending one, or after
+    /// `nominationDelay`, repeat its check with USE-CANDIDATE.
+    private func scheduleNomination(now: TransportTime) {
+        guard let (best, due) = nominationPlan(now: now), due <= now else { return }
+        nominating = best
+        sendCheck(best, useCandidate: true, purpose: .connectivity, now: now)
+        nextPacedCheck = now + config.ta
+    }
+
+    /// The pair to nominate and the earliest time to do it; nil when there is nothing to nominate. Used by both
+    /// `scheduleNomination` and `deadline`, so a deadline never names a moment at which nothing can happen.
+    private func nominationPlan(now: TransportTime) -> (Int, TransportTime)? {
+        guard role == .controlling, config.nomination == .regular, nominating == nil, selectedPair == nil,
+              let firstValidAt else { return nil }
+        guard let best = pairs.indices.filter({ pairs[$0].state == .succeeded }).max(by: { pairs[$0].priority < pairs[$1].priority })
+        else { return nil }
+        let betterPending = pairs.contains { $0.priority > pairs[best].priority && [.waiting, .inProgress, .frozen].contains($0.state) }
+        let ready = betterPending ? firstValidAt + config.nominationDelay : now
+        // The nominating check is a new transaction, so it is paced like any other (§14.2).
+        return (best, max(ready, nextPacedCheck ?? now))
+    }
+
+    /// §6.1.4.2: one new check per Ta — triggered queue first, then the best Waiting pair, then unfreeze.
+    private func sendPacedCheck(now: TransportTime) {
+        guard remoteCredentials != nil, state == .checking else { return }
+        if let next = nextPacedCheck, now < next { return }
+        var chosen: Int?
+        while !triggered.isEmpty {
+            let p = triggered.removeFirst()
+            if pairs[p].state == .waiting { chosen = p; break }
+        }
+        if chosen == nil {
+            chosen = pairs.indices.filter { pairs[$0].state == .waiting }.max { pairs[$0].priority < pairs[$1].priority }
+        }
+        if chosen == nil {
+            let busyFoundations = Set(pairs.filter { $0.state == .waiting || $0.state == .inProgress }.map(\.foundation))
+            chosen = pairs.indices.filter { pairs[$0].state == .frozen && !busyFoundations.contains(pairs[$0].foundation) }
+                .max { pairs[$0].priority < pairs[$1].priority }
+        }
+        // Poll again after Ta even when nothing was eligible (frozen pairs wait for a busy foundation).
+        nextPacedCheck = now + config.ta
+        guard let p = chosen else { return }
+        let aggressive = role == .controlling && config.nomination == .aggressive
+        sendCheck(p, useCandidate: aggressive, purpose: .connectivity, now: now)
+    }
+
+    private func consent(now: TransportTime) {
+        guard let last = lastConsentResponse, let p = selectedPair else { return }
+        // RFC 7675 §5.1: consent is lost 30 s after the last valid response; the agent must stop sending.
+        if now - last >= config.consentTimeout {
+            setState(.failed)
+            transactions.removeAll()
+            return
+        }
+        if now - last >= config.disconnectedTimeout { setState(.disconnected) }
+        if let next = nextConsentCheck, now >= next {
+            sendCheck(p, useCandidate: false, purpose: .consent, now: now)
+            scheduleConsent(now: now)
+        }
+    }
+
+    /// §7.2.4: a Binding request with USERNAME, PRIORITY, ICE-CONTROLLING/CONTROLLED, optional USE-CANDIDATE,
+    /// MESSAGE-INTEGRITY keyed by the remote password, FINGERPRINT.
+    private func sendCheck(_ p: Int, useCandidate: Bool, purpose: PendingCheck.Purpose, now: TransportTime) {
+        guard let remote = remoteCredentials, let to = remotes[pairs[p].remote].transportAddress else { return }
+        let tid = TransactionID.random(using: &rng)
+        // §7.2.4: PRIORITY is the priority a peer-reflexive candidate from this base would get.
+        let prflxPriority = CandidatePriority.candidate(kind: .prflx, localPreference: (locals[pairs[p].local].candidate.priority >> 8) & 0xFFFF)
+        var attributes: [StunAttribute] = [.username("\(remote.ufrag):\(config.local.ufrag)"), .priority(prflxPriority)]
+        attributes.append(role == .controlling ? .iceControlling(config.tieBreaker) : .iceControlled(config.tieBreaker))
+        if useCandidate && role == .controlling { attributes.append(.useCandidate) }
+        let bytes = StunMessage(type: .bindingRequest, transactionID: tid, attributes: attributes)
+            .encode(integrityKey: StunIntegrity.shortTermKey(password: remote.pwd), fingerprint: true)
+        transactions[tid] = PendingCheck(pair: p, purpose: purpose, useCandidate: useCandidate && role == .controlling, role: role,
+                                         bytes: bytes, transmissions: 1, rto: config.initialRTO,
+                                         nextRetransmit: now + config.initialRTO)
+        if purpose == .connectivity {
+            if let old = pairs[p].transaction { transactions[old] = nil }
+            pairs[p].transaction = tid
+            if pairs[p].state != .succeeded { pairs[p].state = .inProgress }
+        }
+        out.transmits.append(Transmit(from: locals[pairs[p].local].base, to: to, bytes: bytes))
+    }
+
+    private func deadline(now: TransportTime) -> TransportTime? {
+        var candidates: [TransportTime] = transactions.values.map(\.nextRetransmit)
+        if state == .checking || state == .new {
+            let hasWork = !triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen }
+            if hasWork && remoteCredentials != nil { candidates.append(max(now, nextPacedCheck ?? now)) }
+            if let started = checkingStartedAt { candidates.append(started + config.checkingTimeout) }
+            if let (_, due) = nominationPlan(now: now) { candidates.append(max(now, due)) }
+        }
+        if selectedPair != nil, state == .connected || state == .disconnected, let last = lastConsentResponse {
+            if let next = nextConsentCheck { candidates.append(next) }
+            if state == .connected { candidates.append(last + config.disconnectedTimeout) }
+            candidates.append(last + config.consentTimeout)
+        }
+        return candidates.min()
+    }
+}

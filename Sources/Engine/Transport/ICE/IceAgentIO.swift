@@ -1,0 +1,49 @@
+/// The sans-IO surface of `IceAgent`: what goes in (`IceInput`, `IceCommand`) and what comes out (`IceOutput`).
+
+/// A datagram the agent wants sent: from the local candidate's base to a remote transport address.
+public struct Transmit: Hashable, Sendable {
+    public var from: TransportAddress
+    public var to: TransportAddress
+    public var bytes: [UInt8]
+}
+
+/// The pair carrying media once ICE has selected it.
+public struct SelectedPair: Hashable, Sendable {
+    public var local: IceCandidate
+    public var localBase: TransportAddress
+    public var remote: IceCandidate
+    public var remoteAddress: TransportAddress
+}
+
+public enum IceEvent: Hashable, Sendable {
+    /// A local candidate to signal to the peer (trickle or SDP).
+    case candidateGathered(IceCandidate)
+    case stateChanged(IceConnectionState)
+    case selectedPairChanged(SelectedPair)
+    /// After a role conflict (RFC 8445 §7.3.1.1) or a 487 response (§7.2.5.1).
+    case roleChanged(IceRole)
+}
+
+public enum IceCommand: Hashable, Sendable {
+    /// A host address the driver found (getifaddrs) and bound a socket to: becomes a host candidate.
+    case addLocalHost(TransportAddress)
+    case setRemoteCredentials(IceCredentials)
+    case addRemoteCandidate(IceCandidate)
+    case close
+}
+
+public enum IceInput: Hashable, Sendable {
+    /// A datagram received on the local socket bound to `to`.
+    case datagram(from: TransportAddress, to: TransportAddress, bytes: [UInt8])
+    /// The deadline returned earlier has passed (extra timeouts are harmless).
+    case timeout
+    case command(IceCommand)
+}
+
+/// What one call to `IceAgent.handle` produced.
+public struct IceOutput: Sendable {
+    public var transmits: [Transmit] = []
+    public var events: [IceEvent] = []
+    /// Call `handle(.timeout, now:)` no later than this; nil when the agent waits only for input.
+    public var deadline: TransportTime?
+}

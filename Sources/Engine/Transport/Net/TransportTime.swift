@@ -1,0 +1,31 @@
+/// A point in time supplied by the caller: the sans-IO cores never read a clock, so tests can run a virtual one.
+/// Nanoseconds from an arbitrary origin chosen by the driver.
+public struct TransportTime: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var nanoseconds: Int64
+
+    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+
+    public static let zero = TransportTime(nanoseconds: 0)
+
+    public static func < (a: TransportTime, b: TransportTime) -> Bool { a.nanoseconds < b.nanoseconds }
+
+    public static func + (t: TransportTime, d: Duration) -> TransportTime {
+        TransportTime(nanoseconds: t.nanoseconds + d.nanoseconds)
+    }
+
+    public static func - (a: TransportTime, b: TransportTime) -> Duration {
+        .nanoseconds(a.nanoseconds - b.nanoseconds)
+    }
+
+    public var seconds: Double { Double(nanoseconds) / 1e9 }
+    public var description: String { "t=\(seconds)s" }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let c = components
+        return c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000
+    }
+
+    func scaled(by factor: Double) -> Duration { .nanoseconds(Int64(Double(nanoseconds) * factor)) }
+}

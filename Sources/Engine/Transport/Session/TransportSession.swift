@@ -1,0 +1,177 @@
+/// The transport half of a peer connection, sans-IO: ICE + DTLS + SRTP over one BUNDLE 5-tuple, demultiplexed by
+/// RFC 7983. Datagrams, timeouts and commands in; datagrams, events and a deadline out — like `IceAgent`, whose
+/// conventions it follows. RTP/RTCP payloads cross this boundary in clear; media lives above it.
+public final class TransportSession {
+    /// What the remote SDP says about the transport (RFC 8839 ufrag/pwd, RFC 8122 fingerprint) and which DTLS role
+    /// we take after offer/answer (RFC 5763 §5: our `a=setup:active` → client).
+    public struct RemoteParameters: Hashable, Sendable {
+        public var credentials: IceCredentials
+        public var fingerprint: DtlsFingerprint
+        public var localDtlsRole: DtlsEndpoint.Role
+
+        public init(credentials: IceCredentials, fingerprint: DtlsFingerprint, localDtlsRole: DtlsEndpoint.Role) {
+            self.credentials = credentials
+            self.fingerprint = fingerprint
+            self.localDtlsRole = localDtlsRole
+        }
+    }
+
+    public enum Command: Hashable, Sendable {
+        case addLocalHost(TransportAddress)
+        case setRemote(RemoteParameters)
+        case addRemoteCandidate(IceCandidate)
+        /// A clear RTP / RTCP packet to protect and send on the selected pair (dropped before SRTP is up).
+        case sendRTP([UInt8])
+        case sendRTCP([UInt8])
+        case close
+    }
+
+    public enum Input: Hashable, Sendable {
+        case datagram(from: TransportAddress, to: TransportAddress, bytes: [UInt8])
+        case timeout
+        case command(Command)
+    }
+
+    public enum Event: Equatable, Sendable {
+        case ice(IceEvent)
+        case dtlsConnected(SrtpProfile)
+        case failed(EngineError)
+        case rtp([UInt8])
+        case rtcp([UInt8])
+    }
+
+    public struct Output: Sendable {
+        public var transmits: [Transmit] = []
+        public var events: [Event] = []
+        public var deadline: TransportTime?
+    }
+
+    public let ice: IceAgent
+    public let certificate: DtlsCertificate
+    public private(set) var dtls: DtlsEndpoint?
+    private var srtp: SrtpContext?
+    private var dtlsDeadline: TransportTime?
+    /// Where the last DTLS datagram came from: the answer goes there while ICE has not selected a pair yet.
+    private var dtlsPeer: (local: TransportAddress, remote: TransportAddress)?
+    /// SRTP packets that failed authentication or replay checks (dropped, RFC 3711 §3.3).
+    public private(set) var rejectedPackets = 0
+    private var out = Output()
+
+    private let srtpProfiles: [SrtpProfile]
+
+    /// - Parameter srtpProfiles: offered in DTLS `use_srtp`, in preference order (AES-CM-80 is mandatory for WebRTC).
+    public init(ice config: IceAgentConfig, certificate: DtlsCertificate,
+                srtpProfiles: [SrtpProfile] = [.aeadAes128Gcm, .aes128CmHmacSha1_80]) {
+        ice = IceAgent(config: config)
+        self.certificate = certificate
+        self.srtpProfiles = srtpProfiles
+    }
+
+    public var localFingerprint: DtlsFingerprint { certificate.fingerprint }
+    public var isSecure: Bool { srtp != nil }
+
+    public func handle(_ input: Input, now: TransportTime) -> Output {
+        out = Output()
+        switch input {
+        case .command(let command): apply(command, now: now)
+        case .datagram(let from, let to, let bytes): receive(bytes, from: from, to: to, now: now)
+        case .timeout:
+            absorb(ice.handle(.timeout, now: now), now: now)
+            if let deadline = dtlsDeadline, deadline <= now, let dtls { absorb(dtls.handleTimeout(now: now)) }
+        }
+        out.deadline = [ice.state == .closed ? nil : iceDeadline, dtlsDeadline].compactMap { $0 }.min()
+        defer { out = Output() }
+        return out
+    }
+
+    private var iceDeadline: TransportTime?
+
+    private func apply(_ command: Command, now: TransportTime) {
+        switch command {
+        case .addLocalHost(let address): absorb(ice.handle(.command(.addLocalHost(address)), now: now), now: now)
+        case .addRemoteCandidate(let c): absorb(ice.handle(.command(.addRemoteCandidate(c)), now: now), now: now)
+        case .setRemote(let remote):
+            absorb(ice.handle(.command(.setRemoteCredentials(remote.credentials)), now: now), now: now)
+            guard dtls == nil else { return }
+            do {
+                dtls = try DtlsEndpoint(role: remote.localDtlsRole, certificate: certificate, remoteFingerprint: remote.fingerprint,
+                                        profiles: srtpProfiles)
+            } catch let error as EngineError {
+                out.events.append(.failed(error))
+            } catch {
+                out.events.append(.failed(.dtlsFailed("\(error)")))
+            }
+            startDtlsIfReady(now: now)
+        case .sendRTP(let packet): sendProtected(packet, rtcp: false)
+        case .sendRTCP(let packet): sendProtected(packet, rtcp: true)
+        case .close:
+            if let dtls { absorb(dtls.close(now: now)) }
+            absorb(ice.handle(.command(.close), now: now), now: now)
+        }
+    }
+
+    private func receive(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, now: TransportTime) {
+        switch PacketClass(bytes) {
+        case .stun:
+            absorb(ice.handle(.datagram(from: from, to: to, bytes: bytes), now: now), now: now)
+        case .dtls:
+            guard let dtls else { return }
+            dtlsPeer = (to, from)
+            absorb(dtls.handle(datagram: bytes, now: now))
+        case .rtp, .rtcp:
+            guard let srtp else { return }
+            let isRTCP = PacketClass(bytes) == .rtcp
+            do {
+                let clear = isRTCP ? try srtp.unprotectRTCP(bytes) : try srtp.unprotectRTP(bytes)
+                out.events.append(isRTCP ? .rtcp(clear) : .rtp(clear))
+            } catch {
+                rejectedPackets += 1
+            }
+        case .zrtp, .turnChannel, .unknown:
+            break   // RFC 7983: not ours to interpret; drop.
+        }
+    }
+
+    private func absorb(_ output: IceOutput, now: TransportTime) {
+        out.transmits += output.transmits
+        iceDeadline = output.deadline
+        for event in output.events {
+            out.events.append(.ice(event))
+            if case .selectedPairChanged = event { startDtlsIfReady(now: now) }
+        }
+    }
+
+    private func absorb(_ output: DtlsEndpoint.Output) {
+        dtlsDeadline = output.deadline
+        if let route = ice.selected.map({ ($0.localBase, $0.remoteAddress) }) ?? dtlsPeer {
+            out.transmits += output.transmits.map { Transmit(from: route.0, to: route.1, bytes: $0) }
+        }
+        for event in output.events {
+            switch event {
+            case .connected(let keys):
+                do {
+                    srtp = try SrtpContext(keys: keys)
+                    out.events.append(.dtlsConnected(keys.profile))
+                } catch let error as EngineError {
+                    out.events.append(.failed(error))
+                } catch {
+                    out.events.append(.failed(.dtlsFailed("\(error)")))
+                }
+            case .failed(let error): out.events.append(.failed(error))
+            case .closed: out.events.append(.failed(.dtlsFailed("peer closed the DTLS association")))
+            }
+        }
+    }
+
+    /// The DTLS client speaks first, once ICE has a pair to speak on (RFC 8842 §5: DTLS runs over the selected pair).
+    private func startDtlsIfReady(now: TransportTime) {
+        guard let dtls, dtls.state == .new, dtls.role == .client, ice.selected != nil else { return }
+        absorb(dtls.start(now: now))
+    }
+
+    private func sendProtected(_ packet: [UInt8], rtcp: Bool) {
+        guard let srtp, let pair = ice.selected,
+              let protected = try? (rtcp ? srtp.protectRTCP(packet) : srtp.protectRTP(packet)) else { return }
+        out.transmits.append(Transmit(from: pair.localBase, to: pair.remoteAddress, bytes: protected))
+    }
+}

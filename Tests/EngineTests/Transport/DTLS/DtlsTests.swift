@@ -1,0 +1,166 @@
+import Glibc
+import Testing
+@testable import Engine
+
+/// Two DTLS endpoints through the virtual network, driven by a virtual clock.
+final class DtlsPairHarness {
+    let a: DtlsEndpoint
+    let b: DtlsEndpoint
+    let addressA = TransportAddress("10.0.0.1:5000")!
+    let addressB = TransportAddress("10.0.0.2:6000")!
+    var network: VirtualNetwork
+    var now = TransportTime.zero
+    var events: [String: [DtlsEndpoint.Event]] = ["A": [], "B": []]
+    var sizes: [Int] = []
+    private var deadlines: [String: TransportTime] = [:]
+
+    init(roleA: DtlsEndpoint.Role, seed: UInt64, corruptFingerprintOfA: Bool = false, mtu: Int = 1200,
+         profilesA: [SrtpProfile] = [.aeadAes128Gcm, .aes128CmHmacSha1_80],
+         profilesB: [SrtpProfile] = [.aeadAes128Gcm, .aes128CmHmacSha1_80]) throws {
+        let certA = try DtlsCertificate(), certB = try DtlsCertificate()
+        var fingerprintA = certA.fingerprint
+        if corruptFingerprintOfA { fingerprintA.bytes[0] ^= 0x01 }
+        a = try DtlsEndpoint(role: roleA, certificate: certA, remoteFingerprint: certB.fingerprint, mtu: mtu, profiles: profilesA)
+        b = try DtlsEndpoint(role: roleA == .client ? .server : .client, certificate: certB, remoteFingerprint: fingerprintA,
+                             mtu: mtu, profiles: profilesB)
+        network = VirtualNetwork(seed: seed)
+    }
+
+    func endpoint(_ name: String) -> DtlsEndpoint { name == "A" ? a : b }
+
+    func apply(_ name: String, _ out: DtlsEndpoint.Output) {
+        let from = name == "A" ? addressA : addressB, to = name == "A" ? addressB : addressA
+        for d in out.transmits {
+            sizes.append(d.count)
+            network.send(Transmit(from: from, to: to, bytes: d), now: now)
+        }
+        events[name, default: []] += out.events
+        deadlines[name] = out.deadline
+    }
+
+    /// Delivers datagrams in virtual time. When the network falls silent while a handshake is pending, a flight
+    /// was lost or dropped as out of order: wait for OpenSSL's real-time retransmission timer (≤ `realWaits`).
+    func run(for limit: Duration, realWaits: Int = 0) {
+        apply("A", a.start(now: now))
+        apply("B", b.start(now: now))
+        let end = now + limit
+        var waits = 0
+        while true {
+            if let next = network.nextDelivery, next <= end {
+                now = next
+                for t in network.due(at: now) {
+                    let name = t.to == addressA ? "A" : "B"
+                    apply(name, endpoint(name).handle(datagram: t.bytes, now: now))
+                }
+                continue
+            }
+            guard waits < realWaits, let (name, deadline) = deadlines.min(by: { $0.value < $1.value }), deadline <= end else { return }
+            waits += 1
+            usleep(UInt32((deadline - now).nanoseconds / 1000) + 5_000)
+            now = deadline
+            deadlines[name] = nil
+            apply(name, endpoint(name).handleTimeout(now: now))
+        }
+    }
+}
+
+@Suite struct DtlsTests {
+    @Test(arguments: [DtlsEndpoint.Role.client, .server])
+    func handshakeInBothRolesExportsMatchingKeys(roleA: DtlsEndpoint.Role) throws {
+        let h = try DtlsPairHarness(roleA: roleA, seed: 1)
+        h.run(for: .seconds(2))
+        #expect(h.a.state == .connected && h.b.state == .connected)
+        let ka = try #require(h.a.keyingMaterial), kb = try #require(h.b.keyingMaterial)
+        #expect(ka.localMasterKey == kb.remoteMasterKey)
+        #expect(ka.remoteMasterKey == kb.localMasterKey)
+        #expect(ka.localMasterKey != ka.remoteMasterKey)
+        #expect(ka.profile == kb.profile)
+        #expect(ka.localMasterKey.count == ka.profile.keyLength + ka.profile.saltLength)
+        #expect(h.events["A"] == [.connected(ka)] && h.events["B"] == [.connected(kb)])
+        #expect(h.sizes.allSatisfy { $0 <= 1200 })
+    }
+
+    @Test func smallMTUSplitsFlightsIntoDatagrams() throws {
+        let h = try DtlsPairHarness(roleA: .client, seed: 2, mtu: 400)
+        h.run(for: .seconds(2))
+        #expect(h.a.state == .connected && h.b.state == .connected)
+        #expect(h.sizes.allSatisfy { $0 <= 400 })
+        #expect(h.sizes.contains(400))   // the certificate flight really was fragmented at the MTU
+    }
+
+    @Test func reorderingIsTolerated() throws {
+        let h = try DtlsPairHarness(roleA: .server, seed: 3, mtu: 300)
+        h.network.jitter = .milliseconds(30)   // fragments of one flight overtake each other
+        h.run(for: .seconds(10), realWaits: 4)
+        #expect(h.a.state == .connected && h.b.state == .connected)
+    }
+
+    @Test func fingerprintMismatchFails() throws {
+        let h = try DtlsPairHarness(roleA: .client, seed: 4, corruptFingerprintOfA: true)
+        h.run(for: .seconds(2))
+        // B checks A's certificate against a wrong fingerprint: B fails, and its alert makes A fail too.
+        guard case .failed(let reason) = h.b.state else {
+            Issue.record("B is \(h.b.state)")
+            return
+        }
+        #expect(reason.contains("does not match SDP fingerprint"))
+        #expect(h.a.state != .connected)
+        #expect(h.a.keyingMaterial == nil && h.b.keyingMaterial == nil)
+        #expect(h.events["B"]?.contains { if case .failed = $0 { true } else { false } } == true)
+    }
+
+    @Test(arguments: [SrtpProfile.aes128CmHmacSha1_80, .aeadAes128Gcm])
+    func profileNegotiation(only profile: SrtpProfile) throws {
+        let h = try DtlsPairHarness(roleA: .client, seed: 5, profilesB: [profile])
+        h.run(for: .seconds(2))
+        #expect(h.a.keyingMaterial?.profile == profile)
+        #expect(h.a.keyingMaterial?.localMasterKey.count == 16 + profile.saltLength)
+    }
+
+    @Test func lostFlightIsRetransmittedOnTimeout() throws {
+        let certA = try DtlsCertificate(), certB = try DtlsCertificate()
+        let client = try DtlsEndpoint(role: .client, certificate: certA, remoteFingerprint: certB.fingerprint)
+        let server = try DtlsEndpoint(role: .server, certificate: certB, remoteFingerprint: certA.fingerprint)
+        let first = client.start(now: .zero)
+        #expect(first.transmits.count == 1)
+        let deadline = try #require(first.deadline)
+        #expect(deadline > .zero && deadline <= TransportTime.zero + .milliseconds(400))
+        // The ClientHello is lost. OpenSSL's timer runs on real time, so wait it out (400 ms initial).
+        usleep(450_000)
+        let again = client.handleTimeout(now: deadline)
+        #expect(again.transmits.count == 1)
+        #expect(again.transmits.first?.count == first.transmits.first?.count)
+        // Now deliver everything and finish.
+        var toServer = again.transmits, toClient: [[UInt8]] = []
+        var rounds = 0
+        while (client.state != .connected || server.state != .connected) && rounds < 10 {
+            rounds += 1
+            for d in toServer { toClient += server.handle(datagram: d, now: deadline).transmits }
+            toServer = []
+            for d in toClient { toServer += client.handle(datagram: d, now: deadline).transmits }
+            toClient = []
+        }
+        #expect(client.state == .connected && server.state == .connected)
+    }
+
+    @Test func garbageDatagramsDoNotCrash() throws {
+        let certA = try DtlsCertificate(), certB = try DtlsCertificate()
+        let server = try DtlsEndpoint(role: .server, certificate: certB, remoteFingerprint: certA.fingerprint)
+        var rng = SplitMix64(seed: 6)
+        for _ in 0..<300 {
+            var d = rng.bytes(Int.random(in: 1...200, using: &rng))
+            d[0] = UInt8.random(in: 20...63, using: &rng)
+            _ = server.handle(datagram: d, now: .zero)
+            if case .failed = server.state { break }
+        }
+        #expect(server.keyingMaterial == nil)
+    }
+
+    @Test func fingerprintIsSha256OfTheCertificate() throws {
+        let cert = try DtlsCertificate()
+        #expect(cert.fingerprint.algorithm == "sha-256")
+        #expect(cert.fingerprint.bytes.count == 32)
+        #expect(try DtlsCertificate().fingerprint != cert.fingerprint)
+        #expect(try DtlsFingerprint(parsing: cert.fingerprint.description) == cert.fingerprint)
+    }
+}

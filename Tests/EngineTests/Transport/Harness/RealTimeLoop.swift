@@ -1,0 +1,62 @@
+@testable import Engine
+
+/// Drives `TransportSession`s over real UDP sockets with the real clock, the way a call's event thread will:
+/// poll the sockets with the nearest deadline as timeout, feed datagrams and timeouts. Tests only bind 127.0.0.1.
+final class RealTimeLoop {
+    let clock = ContinuousClock()
+    let origin: ContinuousClock.Instant
+    var sessions: [TransportSession] = []
+    var sockets: [UdpSocket] = []
+    var deadlines: [TransportTime?] = []
+    var events: [[TransportSession.Event]] = []
+    /// Called for every event, e.g. to signal candidates to the other side.
+    var onEvent: (Int, TransportSession.Event) -> Void = { _, _ in }
+
+    init() { origin = clock.now }
+
+    var now: TransportTime { TransportTime(nanoseconds: (clock.now - origin).nanoseconds) }
+
+    @discardableResult
+    func add(_ session: TransportSession, socket: UdpSocket) -> Int {
+        sessions.append(session)
+        sockets.append(socket)
+        deadlines.append(nil)
+        events.append([])
+        return sessions.count - 1
+    }
+
+    func feed(_ i: Int, _ input: TransportSession.Input) {
+        let out = sessions[i].handle(input, now: now)
+        for t in out.transmits { sockets[i].send(t.bytes, to: t.to) }
+        deadlines[i] = out.deadline
+        events[i] += out.events
+        for e in out.events { onEvent(i, e) }
+    }
+
+    /// Runs until `until` holds or `limit` of real time passes; `tick` runs about every 20 ms (media pacing).
+    @discardableResult
+    func run(for limit: Duration, tick: () -> Void = {}, until: () -> Bool) -> Bool {
+        let giveUp = now + limit
+        var nextTick = now
+        while !until() {
+            let current = now
+            if current >= giveUp { return false }
+            if current >= nextTick {
+                tick()
+                nextTick = current + .milliseconds(20)
+            }
+            let next = (deadlines.compactMap { $0 } + [giveUp, nextTick]).min()!
+            let waitMs = Int32(max(0, min((next - current).nanoseconds / 1_000_000, 20)))
+            for i in UdpSocket.wait(sockets, timeoutMilliseconds: waitMs) {
+                while let (bytes, from) = sockets[i].receive() {
+                    feed(i, .datagram(from: from, to: sockets[i].localAddress, bytes: bytes))
+                }
+            }
+            for i in sessions.indices where deadlines[i].map({ $0 <= now }) ?? false {
+                deadlines[i] = nil
+                feed(i, .timeout)
+            }
+        }
+        return true
+    }
+}

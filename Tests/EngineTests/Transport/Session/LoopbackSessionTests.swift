@@ -1,0 +1,34 @@
+import Testing
+@testable import Engine
+
+/// The whole transport over real loopback UDP and the real clock (OpenSSL's DTLS timers included).
+@Suite struct LoopbackSessionTests {
+    @Test func sessionsExchangeSrtpOverLoopback() throws {
+        let loop = RealTimeLoop()
+        let a = TransportSession(ice: .random(role: .controlling), certificate: try DtlsCertificate())
+        let b = TransportSession(ice: .random(role: .controlled), certificate: try DtlsCertificate())
+        loop.add(a, socket: try UdpSocket(bind: TransportAddress("127.0.0.1:0")!))
+        loop.add(b, socket: try UdpSocket(bind: TransportAddress("127.0.0.1:0")!))
+        loop.onEvent = { i, e in
+            if case .ice(.candidateGathered(let c)) = e { loop.feed(1 - i, .command(.addRemoteCandidate(c))) }
+        }
+        loop.feed(0, .command(.setRemote(.init(credentials: b.ice.localCredentials, fingerprint: b.localFingerprint, localDtlsRole: .client))))
+        loop.feed(1, .command(.setRemote(.init(credentials: a.ice.localCredentials, fingerprint: a.localFingerprint, localDtlsRole: .server))))
+        for i in 0..<2 { loop.feed(i, .command(.addLocalHost(loop.sockets[i].localAddress))) }
+
+        #expect(loop.run(for: .seconds(5)) { a.isSecure && b.isSecure })
+        var seq: UInt16 = 0
+        let received = loop.run(for: .seconds(3), tick: {
+            seq += 1
+            var packet: [UInt8] = [0x80, 111]
+            packet.appendBE(seq)
+            packet.appendBE(UInt32(seq) * 960)
+            packet.appendBE(UInt32(42))
+            loop.feed(0, .command(.sendRTP(packet + [0xF8, 0xFF, 0xFE])))
+        }) {
+            loop.events[1].filter { if case .rtp = $0 { true } else { false } }.count >= 10
+        }
+        #expect(received)
+        #expect(b.rejectedPackets == 0)
+    }
+}

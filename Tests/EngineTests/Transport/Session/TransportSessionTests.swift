@@ -1,0 +1,112 @@
+import Testing
+@testable import Engine
+
+/// Two transport sessions end to end through the virtual network: ICE, then DTLS on the selected pair, then SRTP.
+@Suite struct TransportSessionTests {
+    final class Pair {
+        let a: TransportSession
+        let b: TransportSession
+        let addressA = TransportAddress("10.0.0.1:5000")!
+        let addressB = TransportAddress("10.0.0.2:6000")!
+        var network: VirtualNetwork
+        var now = TransportTime.zero
+        var events: [String: [TransportSession.Event]] = ["A": [], "B": []]
+        var deadlines: [String: TransportTime] = [:]
+
+        init(seed: UInt64, corruptFingerprint: Bool = false) throws {
+            var rng = SplitMix64(seed: seed)
+            a = TransportSession(ice: IceAgentConfig(role: .controlling, local: .random(using: &rng), tieBreaker: rng.next(), seed: rng.next()),
+                                 certificate: try DtlsCertificate())
+            b = TransportSession(ice: IceAgentConfig(role: .controlled, local: .random(using: &rng), tieBreaker: rng.next(), seed: rng.next()),
+                                 certificate: try DtlsCertificate())
+            network = VirtualNetwork(seed: rng.next())
+            var fingerprintOfA = a.localFingerprint
+            if corruptFingerprint { fingerprintOfA.bytes[31] ^= 0xFF }
+            // A offered actpass, B answered active (RFC 5763 §5): B is the DTLS client.
+            feed("A", .command(.setRemote(.init(credentials: b.ice.localCredentials, fingerprint: b.localFingerprint, localDtlsRole: .server))))
+            feed("B", .command(.setRemote(.init(credentials: a.ice.localCredentials, fingerprint: fingerprintOfA, localDtlsRole: .client))))
+            feed("A", .command(.addLocalHost(addressA)))
+            feed("B", .command(.addLocalHost(addressB)))
+        }
+
+        func session(_ name: String) -> TransportSession { name == "A" ? a : b }
+
+        func feed(_ name: String, _ input: TransportSession.Input) {
+            let out = session(name).handle(input, now: now)
+            for t in out.transmits { network.send(t, now: now) }
+            deadlines[name] = out.deadline
+            events[name, default: []] += out.events
+            for e in out.events {
+                if case .ice(.candidateGathered(let c)) = e { feed(name == "A" ? "B" : "A", .command(.addRemoteCandidate(c))) }
+            }
+        }
+
+        func run(for limit: Duration, until: () -> Bool) -> Bool {
+            let end = now + limit
+            while !until() {
+                let next = ([network.nextDelivery] + deadlines.values.map { Optional($0) }).compactMap { $0 }.min()
+                guard let next, next <= end else { return until() }
+                now = max(now, next)
+                for t in network.due(at: now) { feed(t.to == addressA ? "A" : "B", .datagram(from: t.from, to: t.to, bytes: t.bytes)) }
+                for name in ["A", "B"] where (deadlines[name].map { $0 <= now } ?? false) {
+                    deadlines[name] = nil
+                    feed(name, .timeout)
+                }
+            }
+            return true
+        }
+    }
+
+    func rtp(seq: UInt16, payload: [UInt8]) -> [UInt8] {
+        var p: [UInt8] = [0x80, 96]
+        p.appendBE(seq)
+        p.appendBE(UInt32(seq) * 90)
+        p.appendBE(UInt32(0xC0FFEE))
+        return p + payload
+    }
+
+    @Test func iceThenDtlsThenSrtpBothWays() throws {
+        let p = try Pair(seed: 41)
+        #expect(p.run(for: .seconds(5)) { p.a.isSecure && p.b.isSecure })
+        #expect(p.a.ice.state == .connected && p.b.ice.state == .connected)
+        #expect(p.events["A"]?.contains { if case .dtlsConnected = $0 { true } else { false } } == true)
+        p.feed("A", .command(.sendRTP(rtp(seq: 1, payload: [1, 2, 3]))))
+        p.feed("B", .command(.sendRTP(rtp(seq: 9, payload: [9, 9]))))
+        var rtcp: [UInt8] = [0x80, 201, 0, 1]
+        rtcp.appendBE(UInt32(0xC0FFEE))
+        p.feed("A", .command(.sendRTCP(rtcp)))
+        #expect(p.run(for: .seconds(1)) {
+            p.events["B"]!.contains(.rtp(rtp(seq: 1, payload: [1, 2, 3]))) && p.events["A"]!.contains(.rtp(rtp(seq: 9, payload: [9, 9])))
+                && p.events["B"]!.contains(.rtcp(rtcp))
+        })
+        // Media keeps flowing while consent checks continue in the background for a minute.
+        for second in 0..<60 {
+            p.feed("A", .command(.sendRTP(rtp(seq: UInt16(100 + second), payload: [UInt8(second)]))))
+            _ = p.run(for: .seconds(1)) { false }
+        }
+        #expect(p.a.ice.state == .connected && p.b.ice.state == .connected)
+        #expect(p.events["B"]!.filter { if case .rtp = $0 { true } else { false } }.count == 61)
+        #expect(p.b.rejectedPackets == 0)
+    }
+
+    @Test func wrongFingerprintNeverYieldsSrtp() throws {
+        let p = try Pair(seed: 42, corruptFingerprint: true)
+        _ = p.run(for: .seconds(5)) { false }
+        #expect(p.a.ice.state == .connected)
+        #expect(!p.a.isSecure && !p.b.isSecure)
+        #expect(p.events["B"]?.contains { if case .failed(.dtlsFailed) = $0 { true } else { false } } == true)
+        // Nothing can be sent in clear: sendRTP is dropped without SRTP.
+        let before = p.network.sent
+        p.feed("A", .command(.sendRTP(rtp(seq: 1, payload: [1]))))
+        #expect(p.network.sent == before)
+    }
+
+    @Test func forgedMediaIsRejected() throws {
+        let p = try Pair(seed: 43)
+        #expect(p.run(for: .seconds(5)) { p.a.isSecure && p.b.isSecure })
+        // An attacker on the path injects an unprotected RTP packet from A's address.
+        p.feed("B", .datagram(from: p.addressA, to: p.addressB, bytes: rtp(seq: 5, payload: Array(repeating: 0, count: 20))))
+        #expect(p.b.rejectedPackets == 1)
+        #expect(!p.events["B"]!.contains { if case .rtp = $0 { true } else { false } })
+    }
+}
