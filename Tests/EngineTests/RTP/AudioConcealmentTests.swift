@@ -1,0 +1,109 @@
+import Testing
+@testable import Engine
+
+/// A 440 Hz tone through Opus, RTP and the audio jitter buffer over a jittery, reordering,
+/// duplicating link, with one single lost packet (FEC territory) and a 200 ms hole.
+@Test func audioKeepsFlowingThroughA200msGapAndTheToneComesBack() throws {
+    var tone = ToneSource(frequency: 440)
+    let encoder = try OpusEncoder(bitrate: 32_000, expectedLossPercent: 10)
+    let decoder = try OpusDecoder()
+    var sender = AudioSendStream(ssrc: SSRC(0xA0D1_0000), payloadType: PayloadType(rawValue: 111)!, cname: "a",
+                                 initialSequenceNumber: 65_500, initialTimestamp: UInt32.max - 20_000)
+    var receiver = AudioReceiveStream(localSSRC: SSRC(1), remoteSSRC: SSRC(0xA0D1_0000), cname: "b")
+    var link = SimulatedLink(.init(delay: .milliseconds(30), jitter: .milliseconds(8), loss: 0, reorder: 0.05,
+                                   reorderExtra: .milliseconds(15), duplicate: 0.05), seed: 99)
+    let frame = Duration.milliseconds(20)
+    let gap = 100..<110            // frames 2.00 s ... 2.20 s never arrive
+    let singleLoss = 60            // one lost packet: FEC from the next one
+    var output: [(pull: AudioJitterBuffer.Pull, frame: AudioFrame)] = []
+    var pulls = 0
+    let total = 200                // 4 s
+    // Send frame i at i*20 ms; pull once per 20 ms from t = 0 (plus a 5 ms phase offset).
+    var now = TransportTime.zero
+    var sent = 0
+    let end = TransportTime.zero + frame * (total + 10)
+    while now < end {
+        if sent < total, now >= TransportTime.zero + frame * sent {
+            let (packet, isDTX) = try encoder.encode(tone.nextFrame())
+            if let rtp = sender.send(opusPacket: packet, isDTX: isDTX, now: now), !gap.contains(sent), sent != singleLoss {
+                link.send(rtp, now: now)
+            }
+            sent += 1
+        }
+        for datagram in link.deliver(now: now) { receiver.receive(try RTPPacket.parse(datagram), size: datagram.count, now: now) }
+        if now >= TransportTime.zero + frame * pulls + .milliseconds(5) {
+            let instruction = receiver.pull(now: now)
+            let pcm: AudioFrame
+            switch instruction {
+            case .packet(let p): pcm = try decoder.decode(p)
+            case .recoverFromNext(let p): pcm = try decoder.recover(from: p)
+            case .conceal: pcm = try decoder.conceal()
+            case .silence: pcm = .silence
+            }
+            output.append((instruction, pcm))
+            pulls += 1
+        }
+        now = now + .milliseconds(1)
+    }
+    let b = receiver.buffer
+    print("[rtp-audio] pulls \(pulls): played \(b.packetsPlayed), FEC-recovered \(b.framesRecovered), concealed \(b.framesConcealed), "
+          + "duplicates \(b.duplicates), late \(b.latePackets), target delay \(b.targetDelay)")
+    // One 20 ms frame per pull, without a break.
+    #expect(output.count == pulls)
+    #expect(output.allSatisfy { $0.frame.samples.count == 960 })
+    // The hole was concealed frame by frame (10 frames), the single loss recovered from FEC.
+    #expect(b.framesConcealed >= gap.count)
+    #expect(b.framesRecovered >= 1)
+    #expect(b.duplicates > 0)
+    let started = try #require(output.firstIndex { if case .packet = $0.pull { true } else { false } })
+    #expect(started <= 4, "playout starts within the 40-120 ms target")
+    // No silence once playing: every pull after the start decoded, recovered or concealed.
+    #expect(output[started...].allSatisfy { $0.pull != .silence })
+    // The tone is there before the gap and comes back after it.
+    func tail(_ range: Range<Int>) -> [Int16] { range.flatMap { output[$0].frame.samples } }
+    let before = AudioAnalysis.dominantFrequency(tail(70..<95))
+    let after = AudioAnalysis.dominantFrequency(tail((pulls - 40)..<(pulls - 10)))
+    #expect(abs((before ?? 0) - 440) < 5)
+    #expect(abs((after ?? 0) - 440) < 5)
+    #expect(AudioAnalysis.rmsLevel(tail((pulls - 40)..<(pulls - 10))) > 0.1)
+}
+
+@Test func theAudioBufferPlaysInTimestampOrderAndRecoversFromTheNextPacket() {
+    var buffer = AudioJitterBuffer()
+    func packet(_ n: UInt32) -> RTPPacket {
+        RTPPacket(payloadType: PayloadType(rawValue: 111)!, sequenceNumber: SequenceNumber(UInt16(n)), timestamp: n * 960,
+                  ssrc: SSRC(1), payload: [UInt8(n)])
+    }
+    let t0 = TransportTime.zero
+    // Arrivals (ms): 0, 2 (early), 1 (reordered), 1 again (duplicate), 4 (3 is lost), 5; nothing after.
+    let arrivals: [(Int, UInt32)] = [(0, 0), (40, 2), (41, 1), (42, 1), (80, 4), (100, 5)]
+    var pulls: [AudioJitterBuffer.Pull] = []
+    for ms in 0..<220 {
+        for (at, n) in arrivals where at == ms { buffer.insert(packet(n), now: t0 + .milliseconds(ms)) }
+        if ms % 20 == 5 { pulls.append(buffer.pull(now: t0 + .milliseconds(ms))) }
+    }
+    // 5, 25 ms: still buffering (40 ms target); then one slot per pull in timestamp order.
+    #expect(pulls == [.silence, .silence, .packet([0]), .packet([1]), .packet([2]), .recoverFromNext([4]), .packet([4]),
+                      .packet([5]), .conceal, .conceal, .conceal])
+    #expect(buffer.duplicates == 1)
+    buffer.insert(packet(1), now: t0 + .milliseconds(300))   // long played
+    #expect(buffer.latePackets == 1)
+}
+
+@Test func theAudioDelayGrowsWithJitterWithinItsBounds() {
+    func settle(jitterMs: Int) -> Duration {
+        var buffer = AudioJitterBuffer()
+        var rng = SplitMixRandom(seed: UInt64(jitterMs))
+        for n in 0..<300 {
+            let arrival = n * 20 + Int(rng.next() % UInt64(jitterMs + 1))
+            buffer.insert(RTPPacket(payloadType: PayloadType(rawValue: 111)!, sequenceNumber: SequenceNumber(UInt16(n)),
+                                    timestamp: UInt32(n * 960), ssrc: SSRC(1), payload: [1]),
+                          now: TransportTime.zero + .milliseconds(arrival))
+        }
+        return buffer.targetDelay
+    }
+    #expect(settle(jitterMs: 0) == .milliseconds(40))
+    let medium = settle(jitterMs: 40)
+    #expect(medium > .milliseconds(40) && medium < .milliseconds(120))
+    #expect(settle(jitterMs: 400) == .milliseconds(120))
+}

@@ -1,0 +1,84 @@
+import Testing
+@testable import Engine
+
+private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds(ms) }
+private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValue) }
+
+@Test func nackAsksAtOnceRetriesEveryRTTAndGivesUp() {
+    var config = NackGenerator.Configuration()
+    config.maxRetries = 3
+    var nack = NackGenerator(configuration: config)
+    let rtt = Duration.milliseconds(100)
+    nack.received(ExtendedSequenceNumber(10), now: at(0))
+    nack.received(ExtendedSequenceNumber(14), now: at(1))      // 11, 12, 13 missing
+    #expect(nack.missingCount == 3)
+    var r = nack.poll(now: at(1), rtt: rtt)
+    #expect(seqs(r.request) == [11, 12, 13] && r.gaveUp.isEmpty)
+    nack.received(ExtendedSequenceNumber(12), now: at(50))     // recovered
+    #expect(nack.poll(now: at(100), rtt: rtt).request.isEmpty)  // not yet 1.1 RTT
+    #expect(nack.nextDeadline(rtt: rtt) == at(111))
+    r = nack.poll(now: at(111), rtt: rtt)
+    #expect(seqs(r.request) == [11, 13])
+    r = nack.poll(now: at(221), rtt: rtt)
+    #expect(seqs(r.request) == [11, 13])
+    r = nack.poll(now: at(331), rtt: rtt)
+    #expect(r.request.isEmpty && seqs(r.gaveUp) == [11, 13])    // 3 tries spent
+    #expect(nack.missingCount == 0)
+    #expect(nack.recovered == 1 && nack.givenUp == 2 && nack.requestsSent == 7)
+}
+
+@Test func nackGivesUpByAgeAndRefusesHugeJumps() {
+    var nack = NackGenerator()
+    nack.received(ExtendedSequenceNumber(1), now: at(0))
+    nack.received(ExtendedSequenceNumber(3), now: at(0))
+    _ = nack.poll(now: at(0), rtt: .seconds(2))               // long RTT: no retry before the age limit
+    let r = nack.poll(now: at(1_001), rtt: .seconds(2))
+    #expect(seqs(r.gaveUp) == [2])
+    do { let v = nack.received(ExtendedSequenceNumber(3 + 1_000), now: at(1_002)); #expect(v == false) }
+    #expect(nack.missingCount == 0)
+}
+
+@Test func sendHistoryAnswersNacksWithTheOriginalPacketOncePerRTT() {
+    var history = SendHistory(capacity: 8, maxAge: .seconds(1))
+    for s in [UInt16(65_534), 65_535, 0, 1] { history.record(SequenceNumber(s), bytes: [UInt8(truncatingIfNeeded: s)], now: at(0)) }
+    let rtt = Duration.milliseconds(100)
+    do { let v = history.retransmissions(for: [65_535, 0, 7].map { SequenceNumber($0) }, now: at(10), rtt: rtt); #expect(v == [[0xFF], [0x00]]) }
+    #expect(history.missed == 1)
+    do { let v = history.retransmissions(for: [SequenceNumber(0)], now: at(50), rtt: rtt).isEmpty; #expect(v) }      // within 3/4 RTT
+    do { let v = history.retransmissions(for: [SequenceNumber(0)], now: at(90), rtt: rtt); #expect(v == [[0x00]]) }
+    do { let v = history.retransmissions(for: [SequenceNumber(1)], now: at(1_001), rtt: rtt).isEmpty; #expect(v) }   // too old
+    // Overwritten slots (8 apart) are not confused with the old packet.
+    history.record(SequenceNumber(9), bytes: [9], now: at(1_100))
+    do { let v = history.retransmissions(for: [SequenceNumber(1)], now: at(1_100), rtt: rtt).isEmpty; #expect(v) }
+    do { let v = history.retransmissions(for: [SequenceNumber(9)], now: at(1_100), rtt: rtt); #expect(v == [[9]]) }
+}
+
+@Test func keyframeRequestsAreCoalesced() {
+    var c = KeyframeRequestCoalescer(window: .milliseconds(250))
+    c.pictureLoss(now: at(0))
+    c.pictureLoss(now: at(5))
+    c.fullIntraRequest(from: SSRC(9), sequenceNumber: 1, now: at(6))
+    do { let v = c.takeRequest(now: at(10)); #expect(v) }
+    do { let v = c.takeRequest(now: at(11)); #expect(!v) }
+    c.pictureLoss(now: at(100))                 // sent before our keyframe arrived: ignored
+    c.fullIntraRequest(from: SSRC(9), sequenceNumber: 1, now: at(400))   // a repeat of an answered FIR
+    do { let v = c.takeRequest(now: at(400)); #expect(!v) }
+    c.pictureLoss(now: at(400))
+    do { let v = c.takeRequest(now: at(401)); #expect(v) }
+    #expect(c.keyframesForced == 2 && c.requestsReceived == 6)
+}
+
+@Test func pliIsRateLimited() {
+    var k = KeyframeRequester(minInterval: .milliseconds(500))
+    do { let v = k.poll(now: at(0)); #expect(!v) }
+    k.request()
+    do { let v = k.poll(now: at(0)); #expect(v) }
+    k.request()
+    do { let v = k.poll(now: at(200)); #expect(!v) }
+    #expect(k.nextDeadline() == at(500))
+    do { let v = k.poll(now: at(500)); #expect(v) }
+    k.request()
+    k.satisfied()
+    do { let v = k.poll(now: at(2_000)); #expect(!v) }
+    #expect(k.sent == 2)
+}
