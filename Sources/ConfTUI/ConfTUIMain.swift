@@ -6,6 +6,7 @@ import Glibc
 let allCommands: [Command] = [
     serveCommand,
     demoCommand,
+    botCommand,
 ]
 
 @main

@@ -2,7 +2,7 @@
 /// to and from `SkyRTCClient` messages (skyrtc-protocol.md §3), so the call stays testable without a server.
 
 /// A remote participant's id in the room (SkyRTC: the server-assigned socketId).
-public struct RemotePeerID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible, Comparable {
+public struct RemotePeerID: RawRepresentable, Hashable, Sendable, Codable, CodingKeyRepresentable, CustomStringConvertible, Comparable {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
     public init(_ value: String) { rawValue = value }

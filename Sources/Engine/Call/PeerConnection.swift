@@ -70,6 +70,8 @@ public final class PeerConnection {
     }
 
     public var localFingerprint: DtlsFingerprint { certificate.fingerprint }
+    /// What `TransportSession` reports when the peer sent close_notify.
+    static let peerClosedDTLS = "peer closed the DTLS association"
 
     public func handle(_ input: Input, now: TransportTime) -> Output {
         out = Output()
@@ -276,6 +278,9 @@ public final class PeerConnection {
             // The peer's decoder needs a keyframe first: start with one rather than wait for its PLI.
             out.events.append(.keyframeRequested)
             updateState(cause: "DTLS connected (\(profile))")
+        case .failed(.dtlsFailed(Self.peerClosedDTLS)):
+            // A close_notify is the peer hanging up, not a failure (RFC 5246 §7.2.1).
+            setState(.closed, cause: "the peer closed the DTLS association")
         case .failed(let error):
             dtlsError = error.description
             updateState(cause: error.description)
