@@ -8,6 +8,7 @@ import Testing
 /// tone frequency, silence when muted).
 final class InProcessRoom: Sendable {
     private let calls = Mutex<[RemotePeerID: Call]>([:])
+    private let members = Mutex<[RemotePeerID]>([])
 
     /// A call whose outgoing signals are delivered to the addressed call as if a SkyRTC server relayed them.
     func makeCall(_ id: String, tone: Double, participant: UInt8, log: (@Sendable (String) -> Void)? = nil) throws -> Call {
@@ -35,7 +36,7 @@ final class InProcessRoom: Sendable {
     /// SkyRTC join order: existing members get `_new_peer`, the newcomer gets `_peers` and offers.
     func join(_ id: String) {
         let me = RemotePeerID(id)
-        let others = calls.withLock { Array($0.keys) }.filter { $0 != me }.sorted()
+        let others = members.withLock { m in defer { m.append(me) }; return m }
         for other in others { deliver(other, .newPeer(me)) }
         calls.withLock { $0[me] }?.start()
         deliver(me, .joined(you: me, others: others))
