@@ -60,6 +60,8 @@ public struct ReceivedAudioSnapshot: Sendable, Codable, Equatable {
     /// RMS level 0...1 and the strongest frequency over the last ~0.5 s (nil when silent).
     public var level = 0.0
     public var dominantFrequency: Double?
+    /// The loudest 20 ms slot so far (RMS, 0...1): catches intermittent sounds such as Chromium's fake-microphone beep.
+    public var peakLevel = 0.0
 }
 
 public struct PeerSnapshot: Sendable, Codable, Equatable {

@@ -92,6 +92,7 @@ final class RemoteMedia {
             audio.silentSlots += 1
             frame = .silence
         }
+        audio.peakLevel = max(audio.peakLevel, AudioAnalysis.rmsLevel(frame.samples))
         recentSamples += frame.samples
         if recentSamples.count > Self.recentSampleCount { recentSamples.removeFirst(recentSamples.count - Self.recentSampleCount) }
     }
