@@ -84,7 +84,8 @@ public final class PeerConnection {
         case .timeout: break
         }
         service(now: now)
-        out.deadline = [transportDeadline, maintenanceAt, audioPullAt, videoReceive?.nextDeadline()].compactMap { $0 }.min()
+        out.deadline = state == .closed ? nil
+            : [transportDeadline, maintenanceAt, audioPullAt, videoReceive?.nextDeadline()].compactMap { $0 }.min()
         defer { out = Output() }
         return out
     }
@@ -131,13 +132,18 @@ public final class PeerConnection {
         case .decodeFailed:
             videoReceive?.decodeFailed()
         case .close:
-            guard state != .closed else { return }
-            if transport != nil { feedTransport(.command(.close), now: now) }
-            audioPullAt = nil
-            maintenanceAt = nil
-            transportDeadline = nil
-            setState(.closed, cause: "closed locally")
+            shutDown(now: now, cause: "closed locally")
         }
+    }
+
+    /// Stops ICE (and DTLS, which sends close_notify) and every timer.
+    private func shutDown(now: TransportTime, cause: String) {
+        guard state != .closed else { return }
+        setState(.closed, cause: cause)
+        if transport != nil { feedTransport(.command(.close), now: now) }
+        audioPullAt = nil
+        maintenanceAt = nil
+        transportDeadline = nil
     }
 
     private var audioTrack: LocalTrack? {
@@ -280,7 +286,7 @@ public final class PeerConnection {
             updateState(cause: "DTLS connected (\(profile))")
         case .failed(.dtlsFailed(Self.peerClosedDTLS)):
             // A close_notify is the peer hanging up, not a failure (RFC 5246 §7.2.1).
-            setState(.closed, cause: "the peer closed the DTLS association")
+            shutDown(now: now, cause: "the peer closed the DTLS association")
         case .failed(let error):
             dtlsError = error.description
             updateState(cause: error.description)
@@ -368,9 +374,15 @@ public final class PeerConnection {
     private func service(now: TransportTime) {
         guard state != .closed else { return }
         if let t = transportDeadline, t <= now { feedTransport(.timeout, now: now) }
+        // The maintenance timer runs from the remote description on, before SRTP too, so it never stays in the past.
+        let reportsDue = maintenanceAt.map { $0 <= now } ?? false
+        if reportsDue { maintenanceAt = now + Self.maintenanceInterval }
+        serviceMedia(now: now, reports: reportsDue)
+    }
+
+    private func serviceMedia(now: TransportTime, reports: Bool) {
         guard transport?.isSecure == true else { return }
-        if let m = maintenanceAt, m <= now {
-            maintenanceAt = now + Self.maintenanceInterval
+        if reports {
             if videoSend != nil, let sr = videoSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             if audioSend != nil, let sr = audioSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             if audioReceive != nil, let rr = audioReceive!.pollReport(now: now) { sendRTCP(rr, now: now) }
@@ -385,6 +397,12 @@ public final class PeerConnection {
             }
             audioPullAt = pullAt
         }
+    }
+
+    /// The timers behind `Output.deadline`, for diagnostics.
+    public var debugDeadlines: String {
+        "transport \(String(describing: transportDeadline)) maintenance \(String(describing: maintenanceAt)) "
+            + "audio \(String(describing: audioPullAt)) video \(String(describing: videoReceive?.nextDeadline()))"
     }
 
     // MARK: stats
