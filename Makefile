@@ -69,6 +69,7 @@ bench: deps release
 	@mkdir -p bench-results
 	$(BIN_RELEASE)/conftui-bench
 	ulimit -n $$(ulimit -Hn); $(PY) Tests/Bench/signaling_load.py $(BIN_RELEASE)/conftui
+	$(PY) Tests/Bench/connect_time.py $(BIN_RELEASE)/conftui
 
 clean:
 	rm -rf .build bench-results
