@@ -18,6 +18,7 @@ let botCommand = Command(
         .value("name", "NAME", "name written in the report and log (default: bot)"),
         .value("duration", "S", "leave after S seconds (default: run until SIGINT/SIGTERM)"),
         .value("report", "FILE", "write the JSON report here on exit"),
+        .value("stun", "URL", "STUN server for server-reflexive candidates: stun:HOST[:PORT] (default: none)"),
         .value("host-candidates", "loopback|all", "addresses to offer: 127.0.0.1 only, or every interface (default: all)"),
         .value("camera", "SRC", "video source: card, bars, clock, file:PATH.y4m, /dev/videoN, auto (default: card)"),
         .value("tone", "HZ", "frequency of the audio tone (default: 440)"),
@@ -41,6 +42,7 @@ let botCommand = Command(
         case "all": options.hostCandidates = .all
         case let other: throw UsageError("--host-candidates takes loopback or all, not '\(other)'")
         }
+        options.stunServer = try args.value("stun").map(StunServerAddress.resolve)
         options.media.camera = args.value("camera") ?? "card"
         options.media.toneHz = try args.double("tone", default: 440, range: 50...8000)
         options.media.participant = UInt8(truncatingIfNeeded: name.unicodeScalars.reduce(0) { $0 &+ Int($1.value) })
@@ -172,5 +174,30 @@ struct BotSession {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(report).write(to: URL(fileURLWithPath: path))
         log.write("bot \(name): report written to \(path)")
+    }
+}
+
+/// `--stun stun:HOST[:PORT]` (RFC 7064 URI; the port defaults to 3478) resolved to an IPv4 transport address.
+enum StunServerAddress {
+    static func resolve(_ text: String) throws -> TransportAddress {
+        var rest = Substring(text)
+        if rest.hasPrefix("stun:") { rest = rest.dropFirst(5) }
+        var host = String(rest), port: UInt16 = 3478
+        if let colon = rest.lastIndex(of: ":") {
+            guard let p = UInt16(rest[rest.index(after: colon)...]) else { throw UsageError("--stun: bad port in '\(text)'") }
+            host = String(rest[..<colon])
+            port = p
+        }
+        if let ip = IPAddress(host) { return TransportAddress(ip: ip, port: port) }
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result, let sa = first.pointee.ai_addr else {
+            throw UsageError("--stun: cannot resolve '\(host)'")
+        }
+        defer { freeaddrinfo(result) }
+        let v4 = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
+        return TransportAddress(ip: .v4(v4), port: port)
     }
 }

@@ -19,6 +19,8 @@ public final class Call: Sendable {
 
     public struct Options: Sendable {
         public var hostCandidates: HostCandidates = .all
+        /// A STUN server for server-reflexive candidates (RFC 8445 §5.1.1.2); nil gathers host candidates only.
+        public var stunServer: TransportAddress?
         public var media = MediaPipeline.Options()
         public var log: @Sendable (String) -> Void = { _ in }
         public init() {}
@@ -142,6 +144,11 @@ private final class CallEventLoop {
         let createdAt: Double
         var timeline: [StateChange] = []
         var timeToConnected: Double?
+        var gatherer: ServerReflexiveGatherer?
+        /// Server-reflexive candidates found before our description went out wait for it (trickle follows SDP).
+        var described = false
+        var heldCandidates: [IceCandidate] = []
+        var signalledCandidates: [String] = []
         var samples: [Int16] { media.recentSamples }
 
         init(id: RemotePeerID, connection: PeerConnection, sockets: [UdpSocket], media: RemoteMedia, createdAt: Double) {
@@ -167,7 +174,7 @@ private final class CallEventLoop {
     func run() {
         while call.isRunning {
             let current = now
-            let nearest = peers.values.compactMap(\.deadline).min()
+            let nearest = peers.values.flatMap { [$0.deadline, $0.gatherer?.deadline] }.compactMap { $0 }.min()
             let waitNs = nearest.map { max(0, ($0 - current).nanoseconds) } ?? 100_000_000
             let timeoutMs = Int32(min(100, (waitNs + 999_999) / 1_000_000))
             var order: [(Peer, UdpSocket)] = []
@@ -190,11 +197,18 @@ private final class CallEventLoop {
                 var budget = 256   // other sockets get their turn
                 while budget > 0, let (bytes, from) = socket.receive() {
                     budget -= 1
+                    if let g = peer.gatherer, g.isResponse(from: from, bytes: bytes) {
+                        if let candidate = peer.gatherer!.handle(bytes: bytes) { reflexive(candidate, of: peer) }
+                        continue
+                    }
                     feed(peer, .datagram(from: from, to: socket.localAddress, bytes: bytes))
                 }
             }
             let t = now
             for peer in Array(peers.values) where peer.deadline.map({ $0 <= t }) ?? false { feed(peer, .timeout) }
+            for peer in peers.values where peer.gatherer?.deadline.map({ $0 <= t }) ?? false {
+                for transmit in peer.gatherer!.poll(now: t) { peer.sockets[transmit.from]?.send(transmit.bytes, to: transmit.to) }
+            }
             if t - lastPublish >= .milliseconds(200) { publishAll() }
         }
         for peer in Array(peers.values) { closePeer(peer.id, cause: "call ended") }
@@ -287,6 +301,9 @@ private final class CallEventLoop {
                             media: try RemoteMedia(), createdAt: seconds)
             peers[id] = peer
             closed[id] = nil
+            if let server = call.options.stunServer {
+                peer.gatherer = ServerReflexiveGatherer(server: server, bases: sockets.map(\.localAddress))
+            }
             call.log("\(short(id)): connection created on \(sockets.map(\.localAddress.description).joined(separator: ", "))")
             return peer
         } catch {
@@ -332,7 +349,11 @@ private final class CallEventLoop {
         case .localDescription(let sd):
             let role = peer.connection.role
             call.send(role == .offerer ? .offer(to: peer.id, sdp: sd.sdpText) : .answer(to: peer.id, sdp: sd.sdpText))
+            peer.described = true
+            for c in peer.heldCandidates { reflexive(c, of: peer) }
+            peer.heldCandidates = []
         case .localCandidate(let c):
+            peer.signalledCandidates.append(c.sdpLine)
             call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))
         case .stateChanged(let s, let cause):
             peer.timeline.append(StateChange(at: seconds, state: s, cause: cause))
@@ -360,6 +381,19 @@ private final class CallEventLoop {
         }
     }
 
+    /// Trickles a server-reflexive candidate in the first bundled section, once our description is out.
+    func reflexive(_ candidate: IceCandidate, of peer: Peer) {
+        guard peer.described, let description = peer.connection.localDescription else {
+            peer.heldCandidates.append(candidate)
+            return
+        }
+        let index = description.media.firstIndex { !$0.isRejected } ?? 0
+        let c = TrickleCandidate(candidate: candidate, mid: description.media[index].mid?.rawValue ?? "0", mLineIndex: index)
+        call.log("\(short(peer.id)): server-reflexive candidate \(candidate.sdpValue)")
+        peer.signalledCandidates.append(c.sdpLine)
+        call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))
+    }
+
     func publishAll() {
         lastPublish = now
         for peer in peers.values { publish(peer) }
@@ -367,7 +401,8 @@ private final class CallEventLoop {
 
     func publish(_ peer: Peer) {
         let snapshot = PeerSnapshot(role: peer.connection.role, createdAt: peer.createdAt, timeline: peer.timeline,
-                                    timeToConnected: peer.timeToConnected, transport: peer.connection.stats(now: now),
+                                    timeToConnected: peer.timeToConnected, localCandidates: peer.signalledCandidates,
+                                    transport: peer.connection.stats(now: now),
                                     video: peer.media.video, audio: peer.media.audio)
         call.publish(peer.id, Call.PublishedPeer(snapshot: snapshot, recentSamples: peer.samples))
     }

@@ -71,6 +71,8 @@ public struct PeerSnapshot: Sendable, Codable, Equatable {
     public var timeline: [StateChange]
     /// From the creation of the offer (offerer) or the arrival of the offer (answerer) to `connected`.
     public var timeToConnected: Double?
+    /// Every candidate we signalled to this peer (`candidate:...` lines), host and server-reflexive.
+    public var localCandidates: [String]
     public var transport: PeerConnection.Stats
     public var video: ReceivedVideoSnapshot
     public var audio: ReceivedAudioSnapshot

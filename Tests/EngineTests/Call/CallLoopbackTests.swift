@@ -11,10 +11,12 @@ final class InProcessRoom: Sendable {
     private let members = Mutex<[RemotePeerID]>([])
 
     /// A call whose outgoing signals are delivered to the addressed call as if a SkyRTC server relayed them.
-    func makeCall(_ id: String, tone: Double, participant: UInt8, log: (@Sendable (String) -> Void)? = nil) throws -> Call {
+    func makeCall(_ id: String, tone: Double, participant: UInt8, stunServer: TransportAddress? = nil,
+                  log: (@Sendable (String) -> Void)? = nil) throws -> Call {
         let me = RemotePeerID(id)
         var options = Call.Options()
         options.hostCandidates = .loopback
+        options.stunServer = stunServer
         options.media.toneHz = tone
         options.media.participant = participant
         if let log { options.log = log }
@@ -137,9 +139,14 @@ struct CallLoopbackTests {
             }
         }
         #expect(mesh, "\(calls.mapValues { $0.snapshot(analyseAudio: false).peers.mapValues(\.video) })")
-        // One encoder for everyone: a sent the same number of frames to both peers it encoded once.
-        let local = a.snapshot().local
-        #expect(local.videoFramesEncoded > 0)
+        // One source and one encoder for everyone: b and c read card counters of a's single sequence, and a encoded
+        // no more frames than its source produced in that time (not one stream per peer).
+        let atA = a.snapshot()
+        let seenAtB = try #require(b.snapshot(analyseAudio: false).peers[RemotePeerID("a")]?.video.testCard)
+        let seenAtC = try #require(c.snapshot(analyseAudio: false).peers[RemotePeerID("a")]?.video.testCard)
+        #expect(abs(Int(seenAtB.last) - Int(seenAtC.last)) <= 5, "\(seenAtB) \(seenAtC)")
+        #expect(Int(max(seenAtB.last, seenAtC.last)) <= atA.local.videoFramesEncoded)
+        #expect(Double(atA.local.videoFramesEncoded) <= atA.elapsed * 15 + 3, "\(atA.local) in \(atA.elapsed) s")
         // c hears two distinct tones from its two peers.
         let atC = c.snapshot()
         #expect(abs((atC.peers[RemotePeerID("a")]?.audio.dominantFrequency ?? 0) - 440) < 10)
