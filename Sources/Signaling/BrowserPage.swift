@@ -85,7 +85,8 @@ public enum BrowserPage {
      *       signaling: "connecting"|"joined"|"left"|"disconnected",
      *       peers: {<socketId>: {role, connectionState, iceConnectionState, signalingState, framesDecoded,
      *                            frameWidth, frameHeight, packetsReceived, audioPacketsReceived,
-     *                            videoPacketsReceived, audioLevel, bytesReceived, selectedPair}}}
+     *                            videoPacketsReceived, audioLevel, totalAudioEnergy, bytesReceived,
+     *                            selectedPair}}}
      *     (figures summed over the peer's inbound-rtp stats; selectedPair is "local -> remote" address:port)
      *   window.conftui.log -> the most recent log lines (each is also console.log'ged with a "[conftui]" prefix).
      */
@@ -602,7 +603,8 @@ public enum BrowserPage {
       const summary = {
         role: peer.role, connectionState: pc.connectionState, iceConnectionState: pc.iceConnectionState,
         signalingState: pc.signalingState, framesDecoded: 0, frameWidth: 0, frameHeight: 0, packetsReceived: 0,
-        audioPacketsReceived: 0, videoPacketsReceived: 0, audioLevel: 0, bytesReceived: 0, selectedPair: null,
+        audioPacketsReceived: 0, videoPacketsReceived: 0, audioLevel: 0, totalAudioEnergy: 0, bytesReceived: 0,
+        selectedPair: null,
       };
       const report = await pc.getStats();
       const byId = new Map();
@@ -621,6 +623,7 @@ public enum BrowserPage {
           } else if (stat.kind === "audio") {
             summary.audioPacketsReceived += stat.packetsReceived || 0;
             if (typeof stat.audioLevel === "number") summary.audioLevel = Math.max(summary.audioLevel, stat.audioLevel);
+            summary.totalAudioEnergy += stat.totalAudioEnergy || 0;
           }
         } else if (stat.type === "transport" && stat.selectedCandidatePairId) {
           const pair = byId.get(stat.selectedCandidatePairId);

@@ -18,6 +18,9 @@ from chromium import CDPError, Chromium, Page
 
 FIRST_MEDIA_TIMEOUT = 20.0   # seconds from the last page load until every peer decodes video and gets audio
 PAGE_READY = "!!(window.conftui && document.readyState === 'complete')"
+# Growth of inbound totalAudioEnergy over one second that means sound, not silence. Measured here: silence
+# (Opus of zeros) about 1e-9/s, the synthetic tone about 6e-3/s, Chromium's fake microphone about 0.2/s.
+AUDIBLE_ENERGY = 1e-4
 
 
 def open_pages(browser: Chromium, url: str, names: list[str]) -> list[Page]:
@@ -128,6 +131,9 @@ def assert_pair_sees_and_hears(server, browser: Chromium, room: str) -> None:
             assert new["connectionState"] == "connected"
             assert new["framesDecoded"] >= old["framesDecoded"] + 5, f"video stalled: {old} -> {new}"
             assert new["audioPacketsReceived"] >= old["audioPacketsReceived"] + 10, f"audio stalled: {old} -> {new}"
+            # Not just packets: sound (the fake microphone's beeps; Chromium runs with --mute-audio, so levels
+            # are measured without playing anything aloud).
+            assert new["totalAudioEnergy"] > old["totalAudioEnergy"] + AUDIBLE_ENERGY, f"silence: {old} -> {new}"
             assert (new["frameWidth"], new["frameHeight"]) == (320, 240)
         for page in pages:   # the page is self-contained: nothing but itself and the signaling socket
             assert set(page.requests) <= {f"{server.http_url}#{room}", server.http_url, server.ws_url}, page.requests
@@ -222,6 +228,8 @@ def test_a_browser_without_camera_sends_a_synthetic_picture_and_tone(signaling_s
             later = states_of(pages)[0]["peers"][synthetic["you"]]
             assert later["framesDecoded"] >= from_synthetic["framesDecoded"] + 5, (from_synthetic, later)
             assert later["audioPacketsReceived"] >= from_synthetic["audioPacketsReceived"] + 10, (from_synthetic, later)
+            assert later["totalAudioEnergy"] > from_synthetic["totalAudioEnergy"] + AUDIBLE_ENERGY, (
+                "the tone is silent", from_synthetic, later)
     finally:
         deviceless.close()
 

@@ -107,3 +107,64 @@ import Testing
     #expect(medium > .milliseconds(40) && medium < .milliseconds(120))
     #expect(settle(jitterMs: 400) == .milliseconds(120))
 }
+
+@Test func aTimestampJumpRestartsPlayoutInsteadOfStalling() {
+    var buffer = AudioJitterBuffer()
+    func packet(_ n: UInt32, ts: UInt32) -> RTPPacket {
+        RTPPacket(payloadType: PayloadType(rawValue: 111)!, sequenceNumber: SequenceNumber(UInt16(n)), timestamp: ts, ssrc: SSRC(1),
+                  payload: [UInt8(n)])
+    }
+    var pulls: [AudioJitterBuffer.Pull] = []
+    for ms in 0..<1_000 {
+        // 25 packets in order, then the sender's clock jumps by an hour's worth of ticks.
+        if ms % 20 == 0 {
+            let n = UInt32(ms / 20)
+            buffer.insert(packet(n, ts: n < 25 ? n * 960 : 172_800_000 + n * 960), now: TransportTime.zero + .milliseconds(ms))
+        }
+        if ms % 20 == 10 { pulls.append(buffer.pull(now: TransportTime.zero + .milliseconds(ms))) }
+    }
+    #expect(buffer.resyncs == 1)
+    // After the jump, packets play again (after a short re-buffering), instead of an hour of concealment.
+    #expect(pulls.suffix(10).allSatisfy { if case .packet = $0 { true } else { false } })
+}
+
+/// 10 s of tone over a link with random loss: every 20 ms the player gets a frame, single
+/// losses come back through Opus FEC, and the tone survives.
+@Test(arguments: [0.05, 0.15])
+func audioUnderRandomLossIsRecoveredOrConcealed(loss: Double) throws {
+    var tone = ToneSource(frequency: 660)
+    let encoder = try OpusEncoder(bitrate: 32_000, expectedLossPercent: Int(loss * 100))
+    let decoder = try OpusDecoder()
+    var sender = AudioSendStream(ssrc: SSRC(77), payloadType: PayloadType(rawValue: 111)!, cname: "a")
+    var receiver = AudioReceiveStream(localSSRC: SSRC(1), remoteSSRC: SSRC(77), cname: "b")
+    var link = SimulatedLink(.init(delay: .milliseconds(40), jitter: .milliseconds(10), loss: loss, reorder: 0.02,
+                                   duplicate: 0.01), seed: UInt64(loss * 1_000))
+    let frames = 500
+    var out: [AudioFrame] = []
+    var pulls = 0
+    for ms in 0..<(frames * 20 + 200) {
+        let now = TransportTime.zero + .milliseconds(ms)
+        if ms % 20 == 0, ms / 20 < frames {
+            let (packet, isDTX) = try encoder.encode(tone.nextFrame())
+            if let rtp = sender.send(opusPacket: packet, isDTX: isDTX, now: now) { link.send(rtp, now: now) }
+        }
+        for d in link.deliver(now: now) { receiver.receive(try RTPPacket.parse(d), size: d.count, now: now) }
+        if ms % 20 == 7 {
+            pulls += 1
+            switch receiver.pull(now: now) {
+            case .packet(let p): out.append(try decoder.decode(p))
+            case .recoverFromNext(let p): out.append(try decoder.recover(from: p))
+            case .conceal: out.append(try decoder.conceal())
+            case .silence: out.append(.silence)
+            }
+        }
+    }
+    let b = receiver.buffer
+    print("[rtp-audio] \(Int(loss * 100))% loss: \(pulls) pulls, played \(b.packetsPlayed), FEC \(b.framesRecovered), "
+          + "concealed \(b.framesConcealed), lost on the link \(link.dropped)")
+    #expect(out.count == pulls)
+    #expect(b.framesRecovered > 0)
+    #expect(b.packetsPlayed + b.framesRecovered >= frames - link.dropped)
+    let lastSecond = out[(out.count - 60)..<(out.count - 10)].flatMap(\.samples)
+    #expect(abs((AudioAnalysis.dominantFrequency(lastSecond) ?? 0) - 660) < 5)
+}

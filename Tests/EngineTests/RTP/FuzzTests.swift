@@ -60,3 +60,37 @@ import Testing
     // The mutations must actually reach the parsers' success paths.
     #expect(parsedRTP > 5_000 && parsedRTCP > 1_000 && parsedVP8 > 10_000)
 }
+
+/// Hostile but well-formed streams into the receive side: random sequence numbers, timestamps,
+/// markers, descriptors and arrival times. The buffers must stay bounded and never trap.
+@Test func receiveBuffersSurviveRandomStreams() {
+    var rng = SplitMixRandom(seed: 0xB0FF_E125)
+    var video = VideoReceiveStream(configuration: .init(localSSRC: SSRC(1), remoteSSRC: SSRC(2), cname: "f"))
+    var audio = AudioReceiveStream(localSSRC: SSRC(1), remoteSSRC: SSRC(2), cname: "f")
+    var now = TransportTime.zero
+    var seq: UInt16 = 0
+    var ts: UInt32 = 0
+    var framesOut = 0
+    for _ in 0..<20_000 {
+        now = now + .microseconds(Int64(rng.next() % 20_000))
+        // Mostly a plausible stream, sometimes wild jumps.
+        switch rng.next() % 10 {
+        case 0: seq = UInt16(truncatingIfNeeded: rng.next())
+        case 1: seq &-= UInt16(rng.next() % 50)
+        default: seq &+= UInt16(1 + rng.next() % 3)
+        }
+        ts &+= rng.next() % 4 == 0 ? UInt32(truncatingIfNeeded: rng.next()) : UInt32(rng.next() % 2) * 960
+        let descriptor = VP8PayloadDescriptor(startOfPartition: rng.next() % 3 == 0, partitionIndex: UInt8(rng.next() % 2),
+                                              pictureId: UInt16(rng.next() % 0x8000)).serialized()
+        let body = (0..<Int(1 + rng.next() % 30)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        let packet = RTPPacket(marker: rng.next() % 3 == 0, payloadType: PayloadType(rawValue: 96)!, sequenceNumber: SequenceNumber(seq),
+                               timestamp: ts, ssrc: SSRC(2), payload: descriptor + body)
+        video.receive(packet, size: 100, now: now)
+        audio.receive(packet, size: 100, now: now)
+        framesOut += video.poll(now: now).frames.count
+        _ = audio.pull(now: now)
+        #expect(video.buffer.bufferedPackets <= 1_000)
+        #expect(audio.buffer.bufferedFrames <= 200)
+    }
+    #expect(framesOut > 0)
+}

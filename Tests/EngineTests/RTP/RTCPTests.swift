@@ -117,3 +117,20 @@ func rtcpPacketsWriteAndParseExactBytes(_ c: RTCPCase) throws {
     }
     #expect(back.bitrate <= 123_456_789 && back.bitrate > 123_456_789 - (1 << 9))
 }
+
+@Test func sdesWithSeveralChunksAndItemsAndAByeWithoutReasonRoundTrip() throws {
+    let sdes = SourceDescription(chunks: [
+        .init(ssrc: SSRC(1), items: [.init(type: 1, value: Array("alice@host".utf8)), .init(type: 2, value: Array("Alice".utf8))]),
+        .init(ssrc: SSRC(2), items: []),
+        .init(ssrc: SSRC(3), items: [.init(type: 1, value: Array("x".utf8))]),
+    ])
+    let bye = Goodbye(ssrcs: [SSRC(1), SSRC(2)])
+    let remb = ReceiverEstimatedMaxBitrate(senderSSRC: SSRC(1), bitrate: 0, ssrcs: [])
+    let bytes = RTCPPacket.compound([.sourceDescription(sdes), .goodbye(bye), .receiverEstimatedMaxBitrate(remb)])
+    #expect(bytes.count % 4 == 0)
+    let back = try RTCPPacket.parseCompound(bytes)
+    #expect(back == [.sourceDescription(sdes), .goodbye(bye), .receiverEstimatedMaxBitrate(remb)])
+    if case .sourceDescription(let s) = back[0] {
+        #expect(s.chunks.map(\.cname) == ["alice@host", nil, "x"])
+    }
+}

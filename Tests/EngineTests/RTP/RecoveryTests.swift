@@ -82,3 +82,41 @@ private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValu
     do { let v = k.poll(now: at(2_000)); #expect(!v) }
     #expect(k.sent == 2)
 }
+
+@Test func aLostLastPacketIsSuspectedBeforeTheNextFrameArrives() {
+    var tail = TailLossDetector()
+    // Frame A: 3 packets 2 ms apart, with its marker: nothing suspect.
+    for (i, seq) in (100...102).enumerated() {
+        tail.received(ExtendedSequenceNumber(UInt64(seq)), marker: seq == 102, timestamp: 1, now: at(i * 2))
+    }
+    do { let v = tail.poll(now: at(50)); #expect(v == nil) }
+    #expect(tail.nextDeadline() == nil)
+    // Frame B: 2 packets arrive, the last one (with the marker) never does.
+    tail.received(ExtendedSequenceNumber(103), marker: false, timestamp: 2, now: at(67))
+    tail.received(ExtendedSequenceNumber(104), marker: false, timestamp: 2, now: at(69))
+    // 3 x the smoothed gap (from 5 ms towards the 2 ms seen here), at least 10 ms.
+    #expect(tail.timeout >= .milliseconds(10) && tail.timeout <= .milliseconds(15))
+    do { let v = tail.poll(now: at(75)); #expect(v == nil) }
+    #expect(tail.nextDeadline() == at(69) + tail.timeout)
+    do { let v = tail.poll(now: at(69) + tail.timeout); #expect(v == ExtendedSequenceNumber(105)) }
+    do { let v = tail.poll(now: at(90)); #expect(v == nil) }   // once per newest packet
+    // The NACK generator asks for it like any missing packet, and forgets it when it arrives.
+    var nack = NackGenerator()
+    nack.received(ExtendedSequenceNumber(104), now: at(69))
+    nack.suspect(ExtendedSequenceNumber(105), now: at(79))
+    do { let v = nack.poll(now: at(79), rtt: .milliseconds(100)).request; #expect(v == [ExtendedSequenceNumber(105)]) }
+    nack.received(ExtendedSequenceNumber(105), now: at(170))
+    #expect(nack.missingCount == 0)
+}
+
+@Test func rtxWrapsTheOriginalSequenceNumberInFrontOfThePayload() throws {
+    // RFC 4588 §4: RTX header (own SSRC, PT, seq), then the OSN, then the original payload.
+    let original = RTPPacket(marker: true, payloadType: PayloadType(rawValue: 96)!, sequenceNumber: SequenceNumber(0xBEEF),
+                             timestamp: 1_234, ssrc: SSRC(1), payload: [1, 2, 3])
+    let rtx = RTXPayload.wrap(original, ssrc: SSRC(2), payloadType: PayloadType(rawValue: 97)!, sequenceNumber: SequenceNumber(5))
+    #expect(rtx.serialized() == [0x80, 0xE1, 0, 5, 0, 0, 0x04, 0xD2, 0, 0, 0, 2, 0xBE, 0xEF, 1, 2, 3])
+    #expect(try RTXPayload.unwrap(rtx, mediaSSRC: SSRC(1), payloadType: PayloadType(rawValue: 96)!) == original)
+    var empty = rtx
+    empty.payload = [0xBE]
+    #expect(throws: EngineError.self) { try RTXPayload.unwrap(empty, mediaSSRC: SSRC(1), payloadType: PayloadType(rawValue: 96)!) }
+}

@@ -85,6 +85,11 @@ private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds
     jb.insert(d1[0].1, sequence: d1[0].0, now: at(1))
     jb.insert(d1[2].1, sequence: d1[2].0, now: at(2))
     #expect(jb.poll(now: at(3)).events.isEmpty)
+    // A packet given up in a *later* frame does not end this frame's wait.
+    let d2 = f.frame(keyframe: false, parts: 2)
+    jb.insert(d2[0].1, sequence: d2[0].0, now: at(3))
+    jb.retransmissionGaveUp(d2[1].0)
+    #expect(jb.poll(now: at(3)).events.isEmpty)
     jb.retransmissionGaveUp(d1[1].0)
     do { let v = jb.poll(now: at(4)).events; #expect(v == [.frameDropped(firstSequence: d1[0].0, reason: .retransmissionGaveUp), .keyframeNeeded]) }
 }
@@ -117,4 +122,24 @@ private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds
     // holdTime is clamped to maxHoldTime.
     jb.holdTime = .seconds(5)
     #expect(jb.holdTime == .milliseconds(500))
+}
+
+@Test func aSenderThatRestartsItsNumberingIsFollowed() {
+    var f = FrameFactory()
+    var jb = VideoJitterBuffer()
+    for (seq, p) in f.frame(keyframe: true, parts: 2) { jb.insert(p, sequence: seq, now: at(0)) }
+    #expect(jb.poll(now: at(0)).frames.count == 1)
+    // The sender restarts 500 numbers back: 49 late packets are just late, the 50th restarts the buffer.
+    f.seq = 500
+    var results: [VideoJitterBuffer.InsertResult] = []
+    var out: [VideoJitterBuffer.Frame] = []
+    for i in 0..<30 {
+        for (seq, p) in f.frame(keyframe: i % 10 == 5, parts: 2) {
+            results.append(jb.insert(p, sequence: seq, now: at(10 + i)))
+        }
+        out += jb.poll(now: at(10 + i)).frames
+    }
+    #expect(results.prefix(49).allSatisfy { $0 == .late })
+    #expect(jb.restarts == 1)
+    #expect(!out.isEmpty && out.first!.isKeyframe && out.first!.firstSequence.rawValue == 550)
 }

@@ -71,15 +71,41 @@ public struct AudioJitterBuffer: Sendable {
         if firstTimestamp == nil { firstTimestamp = ts; firstArrival = now }
         let offset = ts - base
         let slot = offset >= 0 ? offset / Self.frameTicks : -((-offset + Self.frameTicks - 1) / Self.frameTicks)
-        if let next = nextSlot, slot < next { latePackets += 1; return }
+        // A timestamp discontinuity (the sender restarted or switched source) would otherwise
+        // leave playout concealing towards a slot far ahead, or refusing every packet as late:
+        // start over from this packet instead.
+        let reference = nextSlot ?? slots.keys.min() ?? slot
+        if abs(slot - reference) > Self.resyncFrames || lateRun >= Self.resyncLateRun {
+            resync(at: ts, now: now)
+            slots[0] = packet.payload
+            return
+        }
+        if let next = nextSlot, slot < next { latePackets += 1; lateRun += 1; return }
+        lateRun = 0
         if slots[slot] != nil { duplicates += 1; return }
         // A.8: D = (Rj - Ri) - (Sj - Si), J += (|D| - J)/16, here in seconds.
         let transit = now.seconds - Double(offset) / 48_000
         if let last = lastTransit { jitter += (abs(transit - last) - jitter) / 16 }
         lastTransit = transit
-        if let next = nextSlot, slot - next > Int64(configuration.maxPackets) { latePackets += 1; return }
         guard slots.count < configuration.maxPackets else { return }
         slots[slot] = packet.payload
+    }
+
+    /// A packet more than this many frames (1 s) away from playout, or this many late packets in
+    /// a row, is a discontinuity rather than jitter.
+    static let resyncFrames: Int64 = 50
+    static let resyncLateRun = 10
+    private var lateRun = 0
+    public private(set) var resyncs = 0
+
+    private mutating func resync(at timestamp: Int64, now: TransportTime) {
+        resyncs += 1
+        firstTimestamp = timestamp
+        firstArrival = now
+        slots.removeAll()
+        nextSlot = nil
+        lastTransit = nil
+        lateRun = 0
     }
 
     /// One 20 ms slot of playout. Call exactly once per 20 ms of audio played.

@@ -64,6 +64,9 @@ public struct VideoJitterBuffer: Sendable {
     /// Last sequence number of the last frame handed out (or of the keyframe we resumed at).
     private var lastHandedOut: UInt64?
     public private(set) var waitingForKeyframe = true
+    static let restartLateRun = 50
+    private var lateRun = 0
+    public private(set) var restarts = 0
     private var gaveUp: Set<UInt64> = []
 
     // Statistics.
@@ -90,7 +93,19 @@ public struct VideoJitterBuffer: Sendable {
     @discardableResult
     public mutating func insert(_ packet: RTPPacket, sequence: ExtendedSequenceNumber, now: TransportTime) -> InsertResult {
         let seq = sequence.rawValue
-        if let last = lastHandedOut, seq <= last { latePackets += 1; return .late }
+        if let last = lastHandedOut, seq <= last {
+            latePackets += 1
+            lateRun += 1
+            // A long run of "late" packets is a sender that restarted its sequence numbers, not
+            // reordering: start over and wait for a keyframe of the new numbering.
+            guard lateRun >= Self.restartLateRun else { return .late }
+            restarts += 1
+            packets.removeAll()
+            gaveUp.removeAll()
+            lastHandedOut = nil
+            waitingForKeyframe = true
+        }
+        lateRun = 0
         guard packets[seq] == nil else { duplicates += 1; return .duplicate }
         let parsed = try? VP8PayloadDescriptor.parse(packet.payload)
         let starts = parsed?.0.startsFrame ?? false
@@ -125,7 +140,7 @@ public struct VideoJitterBuffer: Sendable {
                     guard let oldest = packets.values.map(\.arrival).min() else { return (frames, events) }
                     let reason: DropReason?
                     if packets.count > configuration.maxPackets { reason = .overflow }
-                    else if gaveUp.contains(where: { $0 >= cursor }) { reason = .retransmissionGaveUp }
+                    else if gaveUpWithinFrame(at: cursor) { reason = .retransmissionGaveUp }
                     else if now - oldest >= configuration.holdTime { reason = .holdExpired }
                     else { reason = nil }
                     guard let reason else { return (frames, events) }
@@ -169,6 +184,14 @@ public struct VideoJitterBuffer: Sendable {
             seq += 1
         }
         return .incomplete
+    }
+
+    /// True when a packet the NACK generator gave up on lies in the frame starting at `cursor`
+    /// (up to the next buffered frame start); a loss in a later frame is that frame's problem.
+    private func gaveUpWithinFrame(at cursor: UInt64) -> Bool {
+        guard !gaveUp.isEmpty else { return false }
+        let nextStart = packets.lazy.filter { $0.key > cursor && $0.value.startsFrame }.map(\.key).min()
+        return gaveUp.contains { seq in seq >= cursor && seq < (nextStart ?? UInt64.max) }
     }
 
     private func earliestCompleteKeyframe() -> (UInt64, UInt64)? {

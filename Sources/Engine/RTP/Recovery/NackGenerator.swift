@@ -40,11 +40,9 @@ public struct NackGenerator: Sendable {
     @discardableResult
     public mutating func received(_ sequence: ExtendedSequenceNumber, now: TransportTime) -> Bool {
         let seq = sequence.rawValue
+        if missing.removeValue(forKey: seq) != nil { recovered += 1 }
         guard let h = highest else { highest = seq; return true }
-        if seq <= h {
-            if missing.removeValue(forKey: seq) != nil { recovered += 1 }
-            return true
-        }
+        if seq <= h { return true }
         highest = seq
         let gap = seq - h - 1
         guard gap > 0 else { return true }
@@ -55,6 +53,14 @@ public struct NackGenerator: Sendable {
         }
         for s in (h + 1)..<seq { missing[s] = Missing(detected: now, lastSent: nil, tries: 0) }
         return true
+    }
+
+    /// Treats a number not yet seen past the highest as missing (a suspected tail loss, see
+    /// `TailLossDetector`); it is asked for like any other missing packet.
+    public mutating func suspect(_ sequence: ExtendedSequenceNumber, now: TransportTime) {
+        let seq = sequence.rawValue
+        guard let h = highest, seq > h, missing[seq] == nil, missing.count < configuration.maxMissing else { return }
+        missing[seq] = Missing(detected: now, lastSent: nil, tries: 0)
     }
 
     /// The sequence numbers to NACK now, and those just given up.

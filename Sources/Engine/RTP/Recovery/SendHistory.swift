@@ -1,8 +1,7 @@
 /// Sender-side memory of recently sent RTP packets, to answer generic NACKs (RFC 4585 §6.2.1)
 /// with plain retransmissions: the original packet, same SSRC and sequence number, as allowed
-/// when RTX (RFC 4588) is not negotiated. (RTX — a separate SSRC/PT with the original sequence
-/// number in the payload — is the follow-up: it keeps retransmissions out of the receiver's
-/// jitter and loss statistics.)
+/// when RTX (RFC 4588) is not negotiated; `VideoSendStream` rewraps them as RTX packets
+/// (`RTXPayload`) when it is.
 ///
 /// A ring of `capacity` slots indexed by sequence number modulo capacity (a power of two that
 /// divides 65536, so the ring stays aligned across the wrap); entries older than `maxAge` are not

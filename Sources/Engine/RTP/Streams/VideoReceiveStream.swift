@@ -25,6 +25,10 @@ public struct VideoReceiveStream: Sendable {
         public var nackConfiguration = NackGenerator.Configuration()
         public var pliInterval: Duration = .milliseconds(500)
         public var reportInterval: Duration = .seconds(1)
+        /// The peer's RTX stream (RFC 4588) for this video, and the media payload type its
+        /// packets restore (`apt`).
+        public var rtx: RTXConfiguration?
+        public var mediaPayloadType: PayloadType?
 
         public init(localSSRC: SSRC, remoteSSRC: SSRC, cname: String) {
             self.localSSRC = localSSRC; self.remoteSSRC = remoteSSRC; self.cname = cname
@@ -40,11 +44,15 @@ public struct VideoReceiveStream: Sendable {
     public let configuration: Configuration
     public private(set) var buffer: VideoJitterBuffer
     public private(set) var nack: NackGenerator
+    public private(set) var tailLoss = TailLossDetector()
     public private(set) var keyframeRequests: KeyframeRequester
     public private(set) var statistics: ReceiveStatistics
     private var reports: ReportScheduler
     private var frameRate = RateWindow()
     private var receivedAny = false
+    /// Sequence numbers for the buffer and NACK (fed by media and RTX-restored packets alike).
+    private var unwrapper = SequenceUnwrapper()
+    public private(set) var rtxReceived = 0
     /// RTT used to pace NACK retries and size the hold; the session copies it from the send
     /// stream's reports (a receive-only peer keeps the 100 ms default).
     public var roundTripTime: Duration = .milliseconds(100) { didSet { adaptHold() } }
@@ -68,10 +76,24 @@ public struct VideoReceiveStream: Sendable {
     }
 
     public mutating func receive(_ packet: RTPPacket, size: Int, now: TransportTime) {
-        guard packet.ssrc == configuration.remoteSSRC else { return }
+        var packet = packet
+        if let rtx = configuration.rtx, packet.ssrc == rtx.ssrc {
+            // A retransmission on the RTX stream: restore the original; it does not count in the
+            // media stream's statistics (RFC 4588 §4).
+            guard let pt = configuration.mediaPayloadType,
+                  let original = try? RTXPayload.unwrap(packet, mediaSSRC: configuration.remoteSSRC, payloadType: pt) else { return }
+            rtxReceived += 1
+            packet = original
+        } else {
+            guard packet.ssrc == configuration.remoteSSRC else { return }
+            statistics.record(packet, size: size, now: now)
+        }
         receivedAny = true
-        let seq = statistics.record(packet, size: size, now: now)
-        if configuration.nack, !nack.received(seq, now: now) { buffer.requireKeyframe() }
+        let seq = unwrapper.unwrap(packet.sequenceNumber)
+        if configuration.nack {
+            if !nack.received(seq, now: now) { buffer.requireKeyframe() }
+            tailLoss.received(seq, marker: packet.marker, timestamp: packet.timestamp, now: now)
+        }
         buffer.insert(packet, sequence: seq, now: now)
     }
 
@@ -91,6 +113,7 @@ public struct VideoReceiveStream: Sendable {
         var out = Output()
         var feedback: [RTCPPacket] = []
         if configuration.nack {
+            if let suspect = tailLoss.poll(now: now) { nack.suspect(suspect, now: now) }
             let (request, gaveUp) = nack.poll(now: now, rtt: roundTripTime)
             for s in gaveUp { buffer.retransmissionGaveUp(s) }
             if !request.isEmpty {
@@ -104,6 +127,8 @@ public struct VideoReceiveStream: Sendable {
         for f in frames {
             frameRate.add(now: now)
             if f.isKeyframe { keyframeRequests.satisfied() }
+            // Nothing up to a frame already handed out is worth asking for any more.
+            if configuration.nack { nack.forget(through: f.lastSequence) }
         }
         // PLI at start (media but no keyframe yet), after an unrecoverable gap, after a decode failure.
         if configuration.pli, receivedAny, buffer.waitingForKeyframe { keyframeRequests.request() }
@@ -153,6 +178,7 @@ public struct VideoReceiveStream: Sendable {
 
     public func nextDeadline() -> TransportTime? {
         [buffer.nextDeadline(), configuration.nack ? nack.nextDeadline(rtt: roundTripTime) : nil,
+         configuration.nack ? tailLoss.nextDeadline() : nil,
          configuration.pli ? keyframeRequests.nextDeadline() : nil, reports.nextReport].compactMap { $0 }.min()
     }
 }

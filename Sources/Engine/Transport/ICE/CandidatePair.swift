@@ -31,4 +31,5 @@ struct PendingCheck {
     var transmissions: Int
     var rto: Duration
     var nextRetransmit: TransportTime
+    let firstSentAt: TransportTime
 }

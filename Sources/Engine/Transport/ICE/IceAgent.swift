@@ -13,6 +13,9 @@ public final class IceAgent {
     public private(set) var role: IceRole
     public private(set) var remoteCredentials: IceCredentials?
     public private(set) var selected: SelectedPair?
+    /// Round-trip time of the latest check answered on the selected pair (consent checks keep it fresh).
+    /// Karn's rule: only transactions answered before any retransmission are measured.
+    public private(set) var roundTripTime: Duration?
 
     struct LocalCandidate {
         var candidate: IceCandidate
@@ -32,6 +35,8 @@ public final class IceAgent {
     private var selectedPair: Int?
     private var lastConsentResponse: TransportTime?
     private var nextConsentCheck: TransportTime?
+    /// Trickle ICE (RFC 8838): until the peer says it is done, a fully failed checklist may still be rescued.
+    private var remoteGatheringComplete = false
     private var rng: IceRandom
     private var out = IceOutput()
     /// Remote `.local` candidates dropped, for diagnostics.
@@ -51,15 +56,16 @@ public final class IceAgent {
 
     public func handle(_ input: IceInput, now: TransportTime) -> IceOutput {
         out = IceOutput()
-        if state != .closed {
+        // `failed` is terminal (W3C: only an ICE restart leaves it; RFC 7675 §5.1: stop sending), like `closed`.
+        if state != .closed && state != .failed {
             switch input {
             case .command(let command): apply(command, now: now)
             case .datagram(let from, let to, let bytes): receive(bytes, from: from, to: to, now: now)
             case .timeout: break
             }
-            if state != .closed { tick(now: now) }
+            if state != .closed && state != .failed { tick(now: now) }
         }
-        out.deadline = state == .closed ? nil : deadline(now: now)
+        out.deadline = state == .closed || state == .failed ? nil : deadline(now: now)
         defer { out = IceOutput() }
         return out
     }
@@ -87,6 +93,8 @@ public final class IceAgent {
             remoteCredentials = credentials
         case .addRemoteCandidate(let candidate):
             addRemote(candidate)
+        case .endOfRemoteCandidates:
+            remoteGatheringComplete = true
         case .close:
             setState(.closed)
         }
@@ -120,6 +128,10 @@ public final class IceAgent {
     private func addPair(local l: Int, remote r: Int) -> Int? {
         guard let remoteAddress = remotes[r].transportAddress,
               remoteAddress.ip.isIPv4 == locals[l].base.ip.isIPv4 else { return nil }   // §6.1.2.2: same family
+        // A signalled non-loopback address is not worth checking from a loopback socket (or vice versa): such pairs
+        // normally just fail, slowly. A peer-reflexive one is different: its check already arrived on that socket
+        // (Linux delivers 192.0.2.2 → 127.0.0.1), and Chromium may nominate exactly that pair.
+        guard remoteAddress.ip.isLoopback == locals[l].base.ip.isLoopback || remotes[r].kind == .prflx else { return nil }
         if let existing = pairs.firstIndex(where: { $0.local == l && $0.remote == r }) { return existing }
         var pair = CandidatePair(local: l, remote: r,
                                  foundation: locals[l].candidate.foundation + ":" + remotes[r].foundation,
@@ -245,6 +257,10 @@ public final class IceAgent {
         if pairs[p].transaction == response.transactionID { pairs[p].transaction = nil }
         let remoteAddress = remotes[pairs[p].remote].transportAddress
         let sourceMatches = from == remoteAddress && to == locals[pairs[p].local].base
+        if sourceMatches, response.type.stunClass == .successResponse, check.transmissions == 1,
+           selectedPair == nil || selectedPair == p {
+            roundTripTime = now - check.firstSentAt
+        }
 
         if check.purpose == .consent {
             // RFC 7675 §5.1: only an authenticated success from the checked address renews consent.
@@ -337,7 +353,7 @@ public final class IceAgent {
             sendPacedCheck(now: now)
             if state == .checking, let started = checkingStartedAt {
                 let allFailed = !pairs.isEmpty && pairs.allSatisfy { $0.state == .failed } && transactions.isEmpty
-                if allFailed || now - started >= config.checkingTimeout { setState(.failed) }
+                if (allFailed && remoteGatheringComplete) || now - started >= config.checkingTimeout { setState(.failed) }
             }
         } else {
             consent(now: now)
@@ -441,7 +457,7 @@ public final class IceAgent {
             .encode(integrityKey: StunIntegrity.shortTermKey(password: remote.pwd), fingerprint: true)
         transactions[tid] = PendingCheck(pair: p, purpose: purpose, useCandidate: useCandidate && role == .controlling, role: role,
                                          bytes: bytes, transmissions: 1, rto: config.initialRTO,
-                                         nextRetransmit: now + config.initialRTO)
+                                         nextRetransmit: now + config.initialRTO, firstSentAt: now)
         if purpose == .connectivity {
             if let old = pairs[p].transaction { transactions[old] = nil }
             pairs[p].transaction = tid

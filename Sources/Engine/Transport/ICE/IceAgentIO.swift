@@ -29,6 +29,9 @@ public enum IceCommand: Hashable, Sendable {
     case addLocalHost(TransportAddress)
     case setRemoteCredentials(IceCredentials)
     case addRemoteCandidate(IceCandidate)
+    /// The peer has signalled all its candidates (`a=end-of-candidates`, RFC 8838 §4.1): once every pair has
+    /// failed the agent may give up without waiting for `checkingTimeout`.
+    case endOfRemoteCandidates
     case close
 }
 

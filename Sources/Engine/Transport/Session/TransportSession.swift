@@ -20,6 +20,7 @@ public final class TransportSession {
         case addLocalHost(TransportAddress)
         case setRemote(RemoteParameters)
         case addRemoteCandidate(IceCandidate)
+        case endOfRemoteCandidates
         /// A clear RTP / RTCP packet to protect and send on the selected pair (dropped before SRTP is up).
         case sendRTP([UInt8])
         case sendRTCP([UInt8])
@@ -53,8 +54,35 @@ public final class TransportSession {
     private var dtlsDeadline: TransportTime?
     /// Where the last DTLS datagram came from: the answer goes there while ICE has not selected a pair yet.
     private var dtlsPeer: (local: TransportAddress, remote: TransportAddress)?
+    /// A snapshot for the stats overlay.
+    public struct Stats: Hashable, Sendable {
+        public var iceState: IceConnectionState
+        public var selectedPair: SelectedPair?
+        public var roundTripTime: Duration?
+        public var srtpProfile: SrtpProfile?
+        /// Protected RTP+RTCP packets sent and their bytes on the wire.
+        public var packetsSent = 0
+        public var bytesSent = 0
+        /// Packets that passed SRTP authentication, and their bytes on the wire.
+        public var packetsReceived = 0
+        public var bytesReceived = 0
+        /// SRTP packets that failed authentication or replay checks (dropped, RFC 3711 §3.3).
+        public var rejectedPackets = 0
+    }
+
+    private var counters = Stats(iceState: .new)
+
+    public var stats: Stats {
+        var s = counters
+        s.iceState = ice.state
+        s.selectedPair = ice.selected
+        s.roundTripTime = ice.roundTripTime
+        s.srtpProfile = srtp?.profile
+        return s
+    }
+
     /// SRTP packets that failed authentication or replay checks (dropped, RFC 3711 §3.3).
-    public private(set) var rejectedPackets = 0
+    public var rejectedPackets: Int { counters.rejectedPackets }
     private var out = Output()
 
     private let srtpProfiles: [SrtpProfile]
@@ -90,6 +118,7 @@ public final class TransportSession {
         switch command {
         case .addLocalHost(let address): absorb(ice.handle(.command(.addLocalHost(address)), now: now), now: now)
         case .addRemoteCandidate(let c): absorb(ice.handle(.command(.addRemoteCandidate(c)), now: now), now: now)
+        case .endOfRemoteCandidates: absorb(ice.handle(.command(.endOfRemoteCandidates), now: now), now: now)
         case .setRemote(let remote):
             absorb(ice.handle(.command(.setRemoteCredentials(remote.credentials)), now: now), now: now)
             guard dtls == nil else { return }
@@ -123,9 +152,11 @@ public final class TransportSession {
             let isRTCP = PacketClass(bytes) == .rtcp
             do {
                 let clear = isRTCP ? try srtp.unprotectRTCP(bytes) : try srtp.unprotectRTP(bytes)
+                counters.packetsReceived += 1
+                counters.bytesReceived += bytes.count
                 out.events.append(isRTCP ? .rtcp(clear) : .rtp(clear))
             } catch {
-                rejectedPackets += 1
+                counters.rejectedPackets += 1
             }
         case .zrtp, .turnChannel, .unknown:
             break   // RFC 7983: not ours to interpret; drop.
@@ -172,6 +203,8 @@ public final class TransportSession {
     private func sendProtected(_ packet: [UInt8], rtcp: Bool) {
         guard let srtp, let pair = ice.selected,
               let protected = try? (rtcp ? srtp.protectRTCP(packet) : srtp.protectRTP(packet)) else { return }
+        counters.packetsSent += 1
+        counters.bytesSent += protected.count
         out.transmits.append(Transmit(from: pair.localBase, to: pair.remoteAddress, bytes: protected))
     }
 }

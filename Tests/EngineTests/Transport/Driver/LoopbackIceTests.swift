@@ -4,12 +4,13 @@ import Testing
 /// Two agents over real UDP sockets on 127.0.0.1 with the real clock: the sans-IO agent driven the way the
 /// driver will drive it. Bounded to 5 s; only loopback is contacted.
 @Suite struct LoopbackIceTests {
-    @Test func agentsConnectOverLoopbackUDP() throws {
+    @Test(arguments: ["127.0.0.1:0", "[::1]:0"])
+    func agentsConnectOverLoopbackUDP(bind: String) throws {
         let clock = ContinuousClock()
         let origin = clock.now
         func now() -> TransportTime { TransportTime(nanoseconds: (clock.now - origin).nanoseconds) }
 
-        let sockets = [try UdpSocket(bind: TransportAddress("127.0.0.1:0")!), try UdpSocket(bind: TransportAddress("127.0.0.1:0")!)]
+        let sockets = [try UdpSocket(bind: TransportAddress(bind)!), try UdpSocket(bind: TransportAddress(bind)!)]
         #expect(sockets[0].localAddress.port != 0 && sockets[0].localAddress != sockets[1].localAddress)
         let agents = [IceAgent(config: .random(role: .controlling)), IceAgent(config: .random(role: .controlled))]
         var deadlines: [TransportTime?] = [nil, nil]

@@ -9,6 +9,10 @@ final class RealTimeLoop {
     var sockets: [UdpSocket] = []
     var deadlines: [TransportTime?] = []
     var events: [[TransportSession.Event]] = []
+    /// Fraction of outgoing datagrams dropped before `sendto` (seeded), to exercise real retransmission timers.
+    var loss = 0.0
+    var rng = SplitMix64(seed: 1)
+    private(set) var dropped = 0
     /// Called for every event, e.g. to signal candidates to the other side.
     var onEvent: (Int, TransportSession.Event) -> Void = { _, _ in }
 
@@ -27,7 +31,13 @@ final class RealTimeLoop {
 
     func feed(_ i: Int, _ input: TransportSession.Input) {
         let out = sessions[i].handle(input, now: now)
-        for t in out.transmits { sockets[i].send(t.bytes, to: t.to) }
+        for t in out.transmits {
+            if loss > 0 && rng.chance(loss) {
+                dropped += 1
+                continue
+            }
+            sockets[i].send(t.bytes, to: t.to)
+        }
         deadlines[i] = out.deadline
         events[i] += out.events
         for e in out.events { onEvent(i, e) }

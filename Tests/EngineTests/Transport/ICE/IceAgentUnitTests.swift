@@ -136,9 +136,10 @@ import Testing
         #expect(agent.state == .checking)
     }
 
-    @Test func checkingTimesOutToFailedWhenPeerIsSilent() {
+    @Test func checkingFailsOnceAllPairsFailAfterEndOfCandidates() {
         let agent = makeAgent(role: .controlling)
         _ = agent.handle(.command(.setRemoteCredentials(remote)), now: .zero)
+        _ = agent.handle(.command(.endOfRemoteCandidates), now: .zero)
         var out = agent.handle(.command(.addRemoteCandidate(IceCandidate(foundation: "r", priority: 100, address: .ip(peer.ip),
                                                                         port: peer.port, kind: .host))), now: .zero)
         var sent = out.transmits.count
@@ -184,5 +185,38 @@ extension Duration {
         #expect(agent.pairs.count == 1)
         #expect(agent.pairs[0].priority != before)
         #expect(agent.pairs[0].priority == CandidatePriority.pair(controlling: signalled.priority, controlled: agent.localCandidates[0].priority))
+    }
+}
+
+@Suite struct IceTrickleTests {
+    /// Without end-of-candidates, a checklist whose only pair failed keeps waiting for trickled candidates
+    /// (RFC 8838), and a later reachable candidate still connects; silence ends in failure at `checkingTimeout`.
+    @Test func failedChecklistWaitsForTrickledCandidates() throws {
+        let h = IcePairHarness(seed: 71)
+        h.signalCandidatesOfA = false   // B stays silent: it can only answer once A finds it
+        h.signalCandidatesOfB = false
+        h.start()
+        // A first hears of an address where nothing answers.
+        let dead = IceCandidate(foundation: "dead", priority: 2_130_706_431, address: .ip(IPAddress("10.0.0.99")!), port: 9, kind: .host)
+        h.feed("A", .command(.addRemoteCandidate(dead)))
+        h.run(for: .seconds(12))
+        #expect(h.a.pairs.count == 1 && h.a.pairs[0].state == .failed)
+        #expect(h.a.state == .checking)
+        // B's real candidate trickles in late.
+        let real = try #require(h.b.localCandidates.first)
+        h.feed("A", .command(.addRemoteCandidate(real)))
+        #expect(h.run(for: .seconds(5)) { $0.bothConnected })
+    }
+
+    @Test func silenceFailsAtCheckingTimeout() {
+        let h = IcePairHarness(seed: 72)
+        h.signalCandidatesOfA = false
+        h.signalCandidatesOfB = false
+        h.start()
+        let dead = IceCandidate(foundation: "dead", priority: 2_130_706_431, address: .ip(IPAddress("10.0.0.99")!), port: 9, kind: .host)
+        h.feed("A", .command(.addRemoteCandidate(dead)))
+        h.run(for: .seconds(40))
+        let failedAt = h.firstTime("A", reaches: .failed)
+        #expect(failedAt.map { $0 - TransportTime.zero >= .seconds(30) && $0 - TransportTime.zero <= .seconds(31) } == true)
     }
 }

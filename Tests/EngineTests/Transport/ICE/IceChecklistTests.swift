@@ -68,4 +68,32 @@ import Testing
         let selectedEvents = h.records.filter { if case .selectedPairChanged = $0.event { true } else { false } }
         #expect(selectedEvents.count == 2)   // once per agent
     }
+
+    @Test func loopbackPairsOnlyWithLoopback() {
+        let agent = IceAgent(config: IceAgentConfig(role: .controlling, local: .init(ufrag: "abcd", pwd: "0123456789012345678901"),
+                                                    tieBreaker: 1, seed: 1))
+        _ = agent.handle(.command(.addLocalHost(TransportAddress("127.0.0.1:5000")!)), now: .zero)
+        _ = agent.handle(.command(.addLocalHost(TransportAddress("10.0.0.1:5000")!)), now: .zero)
+        for (i, address) in ["127.0.0.1:6000", "192.0.2.2:6000"].enumerated() {
+            let a = TransportAddress(address)!
+            _ = agent.handle(.command(.addRemoteCandidate(IceCandidate(foundation: "\(i)", priority: 100, address: .ip(a.ip),
+                                                                      port: a.port, kind: .host))), now: .zero)
+        }
+        let pairs = agent.pairs.map { (agent.localCandidates[$0.local].transportAddress!, agent.remoteCandidates[$0.remote].transportAddress!) }
+        #expect(pairs.count == 2)
+        #expect(pairs.allSatisfy { $0.0.ip.isLoopback == $0.1.ip.isLoopback })
+        // But a check that really arrived from a non-loopback address on the loopback socket is paired.
+        _ = agent.handle(.command(.setRemoteCredentials(.init(ufrag: "REMO", pwd: "remote-password-0123456"))), now: .zero)
+        let check = StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: 3, count: 12))!,
+                                attributes: [.username("abcd:REMO"), .priority(1_853_628_159), .iceControlled(9)])
+            .encode(integrityKey: StunIntegrity.shortTermKey(password: "0123456789012345678901"), fingerprint: true)
+        let out = agent.handle(.datagram(from: TransportAddress("192.0.2.2:7000")!, to: TransportAddress("127.0.0.1:5000")!,
+                                         bytes: check), now: .zero)
+        #expect(out.transmits.contains { (try? StunMessage(decoding: $0.bytes))?.type == .bindingSuccess })
+        #expect(agent.remoteCandidates.last?.kind == .prflx)
+        let prflx = agent.remoteCandidates.count - 1
+        // Paired with the loopback socket it arrived on (and, by the ordinary rule, with the 10.0.0.1 one).
+        #expect(agent.pairs.filter { $0.remote == prflx }.map { agent.localCandidates[$0.local].transportAddress!.ip.isLoopback }.sorted { !$0 && $1 }
+                == [false, true])
+    }
 }

@@ -62,4 +62,15 @@ import Testing
         #expect(h.run(for: .seconds(10)) { $0.bothConnected })
         #expect(h.states("A").map(\.1) == [.checking, .connected, .disconnected, .connected])
     }
+
+    @Test func roundTripTimeIsMeasuredFromChecks() {
+        let h = IcePairHarness(seed: 24)
+        h.network.delay = .milliseconds(35)
+        h.start()
+        #expect(h.run(for: .seconds(5)) { $0.bothConnected })
+        h.run(for: .seconds(20))
+        // Two one-way delays of 35 ms, measured from consent checks on the selected pair.
+        #expect(h.a.roundTripTime == .milliseconds(70))
+        #expect(h.b.roundTripTime == .milliseconds(70))
+    }
 }

@@ -40,15 +40,24 @@ enum InteropDriver {
         let loopback = remote.allCandidates.filter { $0.address.ip?.isLoopback == true }
         #expect(!loopback.isEmpty, "peer offered no loopback candidate: \(remote.allCandidates)")
         for candidate in loopback { s.loop.feed(0, .command(.addRemoteCandidate(candidate))) }
+        if remote.media.contains(where: \.endOfCandidates) { s.loop.feed(0, .command(.endOfRemoteCandidates)) }
     }
 
     /// Sends 20 ms Opus silence frames (TOC 0xF8: CELT fullband 20 ms) until aiortc reports, then checks both ways.
     static func exchangeMedia(_ s: Setup, payloadType: PayloadType, ssrc: SSRC, expectedProfile: SrtpProfile?,
                               peerName: String) throws -> [String: Any] {
-        #expect(s.loop.run(for: .seconds(10)) { s.session.isSecure })
+        // Generous bounds for a loaded 2-core machine; on an idle one this takes well under a second.
+        let secured = s.loop.run(for: .seconds(20)) { s.session.isSecure }
+        #expect(secured)
+        if !secured {
+            let ice = s.session.ice
+            print("\(peerName) not secured: ice \(ice.state) \(ice.role), dtls \(String(describing: s.session.dtls?.state)), "
+                  + "locals \(ice.localCandidates), remotes \(ice.remoteCandidates), "
+                  + "pairs \(ice.pairs.map { "\($0.local)-\($0.remote) \($0.state) nominated=\($0.nominated)" })")
+        }
         var seq: UInt16 = 0
         var report: [String: Any]?
-        s.loop.run(for: .seconds(15), tick: {
+        s.loop.run(for: .seconds(25), tick: {
             guard s.session.isSecure else { return }
             seq &+= 1
             var packet: [UInt8] = [0x80, payloadType.rawValue]

@@ -1,10 +1,10 @@
 /// The peer scripts run by `PythonPeer`.
 enum PeerScripts {
     /// aiortc 1.x: answers our offer (`mode: answer`) or offers and takes our answer (`mode: offer`), then reports
-    /// what it received. aioice's host gathering is patched to loopback (webrtc-interop.md); killed after 25 s.
+    /// what it received. aioice's host gathering is patched to loopback (webrtc-interop.md); killed after 40 s.
     static let aiortc = #"""
     import asyncio, json, signal, sys
-    signal.alarm(25)
+    signal.alarm(40)
     import aioice.ice
     aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"]
     from aiortc import RTCPeerConnection, RTCSessionDescription, RTCConfiguration
@@ -38,7 +38,7 @@ enum PeerScripts {
             print(json.dumps({"sdp": pc.localDescription.sdp}), flush=True)
             line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
             await pc.setRemoteDescription(RTCSessionDescription(sdp=json.loads(line)["sdp"], type="answer"))
-        for _ in range(150):
+        for _ in range(250):
             await asyncio.sleep(0.1)
             if received["frames"] >= 25:
                 break
@@ -157,7 +157,7 @@ enum PeerScripts {
                     answer = json.loads(await readline())["sdp"]
                     await evaluate(f"pc.setRemoteDescription({{type: 'answer', sdp: {json.dumps(answer)}}})")
                 report = {}
-                for _ in range(100):
+                for _ in range(250):
                     await asyncio.sleep(0.1)
                     report = json.loads(await evaluate(STATS_JS))
                     if report["inbound"] >= 25: break

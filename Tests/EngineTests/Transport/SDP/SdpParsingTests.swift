@@ -126,6 +126,7 @@ import Testing
             #expect(again == printed, "iteration \(i) not idempotent")
             if again != printed { break }
         }
+        print("SDP fuzz: \(iterations) mutants, \(parsed) parsed and printed to a fixpoint")
         #expect(parsed > iterations / 2)   // most mutants must still parse, else the idempotence half proves little
     }
 }

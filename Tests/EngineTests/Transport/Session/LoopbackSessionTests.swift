@@ -31,4 +31,38 @@ import Testing
         #expect(received)
         #expect(b.rejectedPackets == 0)
     }
+
+    /// 30 % of datagrams dropped in both directions: ICE retransmits on its own timers and DTLS on OpenSSL's
+    /// (real-time, 400 ms doubling); the handshake must still complete and media flow.
+    @Test(.timeLimit(.minutes(1)), arguments: [101, 102, 103] as [UInt64])
+    func sessionsSurviveLossOverLoopback(seed: UInt64) throws {
+        let loop = RealTimeLoop()
+        loop.loss = 0.3
+        loop.rng = SplitMix64(seed: seed)
+        let a = TransportSession(ice: .random(role: .controlling), certificate: try DtlsCertificate())
+        let b = TransportSession(ice: .random(role: .controlled), certificate: try DtlsCertificate())
+        loop.add(a, socket: try UdpSocket(bind: TransportAddress("127.0.0.1:0")!))
+        loop.add(b, socket: try UdpSocket(bind: TransportAddress("127.0.0.1:0")!))
+        loop.onEvent = { i, e in
+            if case .ice(.candidateGathered(let c)) = e { loop.feed(1 - i, .command(.addRemoteCandidate(c))) }
+        }
+        loop.feed(0, .command(.setRemote(.init(credentials: b.ice.localCredentials, fingerprint: b.localFingerprint, localDtlsRole: .server))))
+        loop.feed(1, .command(.setRemote(.init(credentials: a.ice.localCredentials, fingerprint: a.localFingerprint, localDtlsRole: .client))))
+        for i in 0..<2 { loop.feed(i, .command(.addLocalHost(loop.sockets[i].localAddress))) }
+        let started = loop.now
+        #expect(loop.run(for: .seconds(20)) { a.isSecure && b.isSecure })
+        print("loss \(loop.loss) seed \(seed): secure after \(loop.now - started), \(loop.dropped) datagrams dropped")
+        var seq: UInt16 = 0
+        #expect(loop.run(for: .seconds(5), tick: {
+            seq += 1
+            var packet: [UInt8] = [0x80, 111]
+            packet.appendBE(seq)
+            packet.appendBE(UInt32(seq) * 960)
+            packet.appendBE(UInt32(42))
+            loop.feed(0, .command(.sendRTP(packet + [0xF8, 0xFF, 0xFE])))
+        }) {
+            loop.events[1].filter { if case .rtp = $0 { true } else { false } }.count >= 20
+        })
+        #expect(loop.dropped > 0)
+    }
 }

@@ -87,6 +87,13 @@ import Testing
         #expect(p.a.ice.state == .connected && p.b.ice.state == .connected)
         #expect(p.events["B"]!.filter { if case .rtp = $0 { true } else { false } }.count == 61)
         #expect(p.b.rejectedPackets == 0)
+        let statsA = p.a.stats, statsB = p.b.stats
+        #expect(statsA.packetsSent == 62 && statsB.packetsReceived == 62)   // 61 RTP + 1 RTCP
+        #expect(statsA.bytesSent == statsB.bytesReceived)
+        #expect(statsB.packetsSent == 1 && statsA.packetsReceived == 1)
+        #expect(statsA.iceState == .connected && statsA.srtpProfile != nil)
+        #expect(statsA.roundTripTime == .milliseconds(20))   // two 10 ms hops of the virtual network
+        #expect(statsA.selectedPair?.remoteAddress == p.addressB)
     }
 
     @Test func wrongFingerprintNeverYieldsSrtp() throws {
