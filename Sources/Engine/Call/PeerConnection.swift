@@ -2,9 +2,9 @@
 /// (one Opus and one VP8 section, RFC 8829) and the RTP streams of `Engine/RTP`. Datagrams, timeouts and commands
 /// in; datagrams, events and the next deadline out. No sockets, threads or clock reads (architecture.md).
 ///
-/// Receive SSRCs are learned from the first packet carrying the negotiated payload type: with one audio and one
-/// video section and no RTX negotiated, the payload type alone says which stream a packet belongs to (RFC 8843 §9.2
-/// allows demultiplexing by payload type when it is unique in the bundle).
+/// Incoming RTP is routed to a section by `RTPStreamRouter` (MID header extension, then announced or latched SSRC,
+/// then a payload type unique in the bundle: RFC 8843 §9.2); each section's receive stream follows the first SSRC
+/// routed to it.
 public final class PeerConnection {
     public let configuration: Configuration
     public let certificate: DtlsCertificate
@@ -41,6 +41,7 @@ public final class PeerConnection {
     private var videoReceive: VideoReceiveStream?
     private var audioReceive: AudioReceiveStream?
     private var audioPullAt: TransportTime?
+    private var router = RTPStreamRouter()
     private var videoPacketsReceived: UInt64 = 0
     private var audioPacketsReceived: UInt64 = 0
     private var packetsSent: UInt64 = 0
@@ -202,6 +203,19 @@ public final class PeerConnection {
             default: break
             }
         }
+        // Route by what the remote side sends: its MID extension id, its announced SSRCs, the negotiated PTs.
+        let remoteSections = remote == local ? offer.media : remote.media
+        var ids: [String: UInt8] = [:]
+        if let id = (audio ?? video)?.midExtensionID { ids[Extmap.midURI] = id }
+        router = RTPStreamRouter(extensions: RTPHeaderExtensionMap(ids: ids))
+        for n in [audio, video].compactMap({ $0 }) where n.receive {
+            router.expect(payloadTypes: [n.payloadType], mid: Mid(rawValue: n.mid))
+            let section = remoteSections.first { $0.mid?.rawValue == n.mid }
+            // With an SSRC group (e.g. FID for RTX) the first SSRC is the media one (RFC 5576 §4.2).
+            if let ssrc = section?.ssrcGroups.first?.ssrcs.first ?? section?.ssrcs.first?.ssrc {
+                router.expect(ssrc: ssrc, mid: Mid(rawValue: n.mid))
+            }
+        }
         if let video, video.send {
             var c = VideoSendStream.Configuration(ssrc: configuration.videoSSRC, payloadType: video.payloadType, cname: configuration.cname)
             c.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
@@ -330,8 +344,8 @@ public final class PeerConnection {
     // MARK: media in
 
     private func receiveRTP(_ bytes: [UInt8], now: TransportTime) {
-        guard let packet = try? RTPPacket.parse(bytes) else { return }
-        if let video, video.receive, packet.payloadType == video.payloadType {
+        guard let packet = try? RTPPacket.parse(bytes), let mid = router.route(packet)?.rawValue else { return }
+        if let video, video.receive, mid == video.mid, packet.payloadType == video.payloadType {
             if videoReceive == nil {
                 videoReceive = VideoReceiveStream(configuration: .init(localSSRC: configuration.videoSSRC, remoteSSRC: packet.ssrc,
                                                                        cname: configuration.cname))
@@ -339,7 +353,7 @@ public final class PeerConnection {
             videoPacketsReceived += 1
             videoReceive!.receive(packet, size: bytes.count, now: now)
             pollVideo(now: now)
-        } else if let audio, audio.receive, packet.payloadType == audio.payloadType {
+        } else if let audio, audio.receive, mid == audio.mid, packet.payloadType == audio.payloadType {
             if audioReceive == nil {
                 audioReceive = AudioReceiveStream(localSSRC: configuration.audioSSRC, remoteSSRC: packet.ssrc, cname: configuration.cname)
                 audioPullAt = now + Self.audioSlot
