@@ -433,6 +433,7 @@ public final class PeerConnection {
         s.videoPacketsReceived = videoPacketsReceived
         s.audioPacketsReceived = audioPacketsReceived
         s.srtpRejected = transport?.rejectedPackets ?? 0
+        s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
         if videoSend != nil {
             let v = videoSend!.snapshot(now: now)
             s.videoPacketsSent = UInt64(v.packetsSent)

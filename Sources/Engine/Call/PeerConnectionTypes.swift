@@ -115,7 +115,10 @@ extension PeerConnection {
         public var audioPacketsReceived: UInt64 = 0
         public var videoPacketsSent: UInt64 = 0
         public var audioPacketsSent: UInt64 = 0
+        /// From RTCP (RFC 3550 §6.4.1 LSR/DLSR of the peer's reports on our video).
         public var roundTripTimeMs: Double?
+        /// From ICE consent/connectivity checks on the selected pair (works before and without RTCP reports).
+        public var iceRoundTripTimeMs: Double?
         /// Loss of the peer's video to us since the start, 0...1.
         public var receiveLoss: Double = 0
         /// What the peer last reported about our video, 0...1.
