@@ -56,6 +56,9 @@ def run_with_chromium(signaling_server, chromium: Chromium, tmp_path, bot_first:
         assert (after["frameWidth"], after["frameHeight"]) == (320, 240), after
         assert after["audioPacketsReceived"] >= before["audioPacketsReceived"] + 40, f"audio stalled: {before} -> {after}"
         assert after["selectedPair"] and "127.0.0.1" in after["selectedPair"], after
+        # Every candidate the bot trickled was accepted by addIceCandidate (the page logs rejections).
+        page_log = pages[0].evaluate("conftui.log")
+        assert not [line for line in page_log if "rejected" in line], page_log
 
         # The bot's side.
         (page_id, seen), = report["peers"].items()

@@ -22,8 +22,8 @@ public struct TrickleCandidate: Sendable, Equatable {
     public var candidate: IceCandidate
     public var mid: String
     public var mLineIndex: Int
-    /// The `candidate:...` text a signaling message carries (no `a=` prefix).
-    public var sdpLine: String { "candidate:" + candidate.sdpValue }
+    /// The `candidate:...` text a signaling message carries (no `a=` prefix; `sdpValue` starts with `candidate:`).
+    public var sdpLine: String { candidate.sdpValue }
 }
 
 extension PeerConnection {

@@ -197,7 +197,10 @@ final class VirtualSender {
         for c in h.trickled["B"]! { h.feed("A", .command(.addRemoteCandidate(c.candidate))) }
         #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
         #expect(h.b.transport?.ice.remoteCandidates.allSatisfy { $0.address.ip != nil } == true)
-        #expect(h.trickled["A"]!.allSatisfy { $0.mid == "0" && $0.mLineIndex == 0 && $0.sdpLine.hasPrefix("candidate:") })
+        #expect(h.trickled["A"]!.allSatisfy { $0.mid == "0" && $0.mLineIndex == 0 && $0.sdpLine.hasPrefix("candidate:")
+                && !$0.sdpLine.hasPrefix("candidate:candidate:") })
+        // What signaling carries parses back to the same candidate.
+        for c in h.trickled["A"]! { #expect(try IceCandidate(parsing: c.sdpLine) == c.candidate) }
     }
 
     @Test(.timeLimit(.minutes(1)))
