@@ -64,12 +64,13 @@ def run_pair(signaling_server, tmp_path, bot_first: bool) -> None:
         assert peer.connected_after is not None, peer.summary()
         assert peer.dtls_state() in ("connected", "closed"), peer.dtls_state()
         assert peer.candidates_received, "the bot trickled no candidates"
-        assert all("label" in c and "id" in c for c in peer.candidates_received), peer.candidates_received
+        # `label` always; `id` (sdpMid) only through a server that forwards it (conftui serve; the original drops it).
+        assert all(isinstance(c.get("label"), int) for c in peer.candidates_received), peer.candidates_received
         for c in peer.candidates_received:   # `candidate:<foundation> 1 udp <priority> 127.0.0.1 <port> typ host`
             fields = c["candidate"].split()
             assert fields[0].startswith("candidate:") and fields[0][len("candidate:"):].isdigit(), c
             assert fields[2] == "udp" and fields[4] == "127.0.0.1" and fields[6:8] == ["typ", "host"], c
-            assert isinstance(c["label"], int) and c["id"] == "0", c
+            assert c["label"] == 0 and c.get("id", "0") == "0", c
         # aiortc decoded the bot's test card: valid code band, counters advancing, the bot's participant and colour.
         assert peer.video_size == (320, 240)
         counters = [c["counter"] for c in peer.cards]

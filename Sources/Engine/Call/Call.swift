@@ -129,7 +129,7 @@ public final class Call: Sendable {
     fileprivate func log(_ text: String) { options.log(String(format: "%8.3f ", elapsed) + text) }
     fileprivate func publish(you: RemotePeerID?) { state.withLock { $0.you = you } }
     fileprivate func publish(_ id: RemotePeerID, _ peer: PublishedPeer) { state.withLock { $0.peers[id] = peer } }
-    fileprivate func publish(frame: VideoFrame, of id: RemotePeerID) { frames.withLock { $0[id] = frame } }
+    fileprivate func publish(frame: VideoFrame?, of id: RemotePeerID) { frames.withLock { $0[id] = frame } }
     fileprivate var originInstant: ContinuousClock.Instant { origin }
 }
 
@@ -318,6 +318,7 @@ private final class CallEventLoop {
         feed(peer, .command(.close))
         publish(peer)
         closed[id] = peer
+        call.publish(frame: nil, of: id)   // a closed connection has no picture to show
         peer.sockets = [:]   // closes them
     }
 
@@ -397,6 +398,8 @@ private final class CallEventLoop {
     func publishAll() {
         lastPublish = now
         for peer in peers.values { publish(peer) }
+        let targets = peers.values.filter { $0.connection.state == .connected }.compactMap(\.connection.targetVideoBitrate)
+        if let weakest = targets.min() { call.media.setVideoBitrate(kbps: weakest / 1000) }
     }
 
     func publish(_ peer: Peer) {

@@ -14,6 +14,7 @@ public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
     public var toneHz: Double
     public var muted: Bool
     public var videoEnabled: Bool
+    public var videoBitrateKbps: Int
     public var videoFramesEncoded: Int
     public var keyframesEncoded: Int
     public var audioFramesEncoded: Int

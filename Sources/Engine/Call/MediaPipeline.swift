@@ -28,6 +28,8 @@ public final class MediaPipeline: Sendable {
     private let videoEnabled = Atomic<Bool>(true)
     private let keyframeWanted = Atomic<Bool>(true)
     private let switchRequests = Atomic<Int>(0)
+    /// The encoder's bitrate in kbps, set by the call from the most constrained peer (0: keep the configured one).
+    private let bitrateKbps = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
     private let queue = Mutex<[EncodedMedia]>([])
     private let counters: Mutex<LocalMediaSnapshot>
@@ -44,7 +46,8 @@ public final class MediaPipeline: Sendable {
         _ = try SourceCatalog.open(options.camera, width: options.width, height: options.height, frameRate: options.frameRate,
                                    participant: options.participant, clock: MediaPipeline.wallClock)
         counters = Mutex(LocalMediaSnapshot(source: options.camera, toneHz: options.toneHz, muted: false, videoEnabled: true,
-                                            videoFramesEncoded: 0, keyframesEncoded: 0, audioFramesEncoded: 0, audioDTXFrames: 0))
+                                            videoBitrateKbps: options.videoBitrateKbps, videoFramesEncoded: 0, keyframesEncoded: 0,
+                                            audioFramesEncoded: 0, audioDTXFrames: 0))
     }
 
     @Sendable public static func wallClock() -> Double {
@@ -84,6 +87,8 @@ public final class MediaPipeline: Sendable {
     /// Any number of requests before the next frame make one keyframe (coalesced across peers).
     public func requestKeyframe() { keyframeWanted.store(true, ordering: .relaxed) }
     public func switchSource() { switchRequests.add(1, ordering: .relaxed) }
+    /// One encoder serves every peer, so it runs at the rate the weakest link allows (mesh trade-off).
+    public func setVideoBitrate(kbps: Int) { bitrateKbps.store(max(30, min(kbps, options.videoBitrateKbps)), ordering: .relaxed) }
 
     public func drain() -> [EncodedMedia] { queue.withLock { q in defer { q = [] }; return q } }
     public var snapshot: LocalMediaSnapshot { counters.withLock { $0 } }
@@ -127,6 +132,7 @@ public final class MediaPipeline: Sendable {
         let videoInterval = 1 / o.frameRate, audioInterval = AudioFrame.duration
         var nextVideo = 0.0, nextAudio = 0.0
         var switchesSeen = 0
+        var bitrateInUse = o.videoBitrateKbps
         while running.load(ordering: .acquiring) {
             let t = now()
             if t >= nextAudio {
@@ -146,6 +152,12 @@ public final class MediaPipeline: Sendable {
                     switchesSeen = requested
                     let name = switcher.next()
                     counters.withLock { $0.source = name }
+                }
+                let wanted = bitrateKbps.load(ordering: .relaxed)
+                if wanted > 0, wanted != bitrateInUse {
+                    vp8.setBitrate(kbps: wanted)
+                    bitrateInUse = wanted
+                    counters.withLock { $0.videoBitrateKbps = wanted }
                 }
                 if videoEnabled.load(ordering: .relaxed), let frame = try? switcher.nextFrame() {
                     let force = keyframeWanted.exchange(false, ordering: .relaxed)

@@ -42,6 +42,7 @@ public final class PeerConnection {
     private var audioReceive: AudioReceiveStream?
     private var audioPullAt: TransportTime?
     private var router = RTPStreamRouter()
+    private var sentKeyframe = false
     private var videoPacketsReceived: UInt64 = 0
     private var audioPacketsReceived: UInt64 = 0
     private var packetsSent: UInt64 = 0
@@ -126,6 +127,10 @@ public final class PeerConnection {
             if remoteDescription == nil { pendingRemoteCandidates.append(candidate) } else { addRemote(candidate, now: now) }
         case .sendVideo(let frame):
             guard transport?.isSecure == true, video?.send == true, videoSend != nil else { return }
+            // The shared encoder may still emit delta frames made before this peer connected: they cannot be decoded
+            // without the keyframe they refer to, so the peer's stream starts at a keyframe (asked for on connect).
+            if !sentKeyframe && !frame.isKeyframe { return }
+            sentKeyframe = true
             for packet in videoSend!.send(frame, now: now) { sendRTP(packet, now: now) }
         case .sendAudio(let packet, let isDTX):
             guard transport?.isSecure == true, audio?.send == true, audioSend != nil else { return }
@@ -412,6 +417,9 @@ public final class PeerConnection {
             audioPullAt = pullAt
         }
     }
+
+    /// What the peer's feedback (REMB, RR loss) allows for our video, bits per second; nil before video is negotiated.
+    public var targetVideoBitrate: Int? { videoSend?.targetBitrate }
 
     /// The timers behind `Output.deadline`, for diagnostics.
     public var debugDeadlines: String {
