@@ -80,10 +80,10 @@ class BotProcess:
         assert self.socket_id, f"bot {self.name} did not join within {timeout} s; stdout {self.lines}\n{self.describe()}"
         return self.socket_id
 
-    def stop(self) -> dict:
-        """SIGTERM, wait, and load the report."""
+    def stop(self, sig: int = signal.SIGTERM) -> dict:
+        """SIGTERM (or `sig`), wait, and load the report."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(sig)
         try:
             self.process.wait(15)
         except subprocess.TimeoutExpired:
