@@ -131,6 +131,9 @@ def main() -> None:
     if not args.binary:
         sys.exit("give the conftui binary (argument or $CONFTUI_BIN)")
     os.environ["CONFTUI_BIN"] = args.binary
+    import aioice.ice
+    from aiortc_peer import loopback_host_addresses
+    aioice.ice.get_host_addresses = loopback_host_addresses   # loopback only, like the tests
     server, ws = start_server(args.binary)
     try:
         with tempfile.TemporaryDirectory(prefix="conftui-connect-") as tmp:

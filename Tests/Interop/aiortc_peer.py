@@ -4,7 +4,8 @@
 accepts trickled `_ice_candidate`s with `label`/`id` (or `sdpMLineIndex`/`sdpMid`). It sends a 1000 Hz tone and a
 320x240 picture with a white top half and a dark bottom half, and records what it decodes from the one peer it
 meets: test-card codes (bot_process.read_test_card), the picture's background colour, the audio samples.
-aioice's host gathering is pinned to 127.0.0.1 (webrtc-interop.md: it never gathers loopback by itself).
+Pin aioice's host gathering to 127.0.0.1 with `loopback_host_addresses` (webrtc-interop.md: it never gathers
+loopback by itself).
 Create it inside the running asyncio loop (aiortc binds to the loop that exists at construction).
 """
 
@@ -27,7 +28,12 @@ from websockets.asyncio.client import connect
 
 from bot_process import card_background, read_test_card
 
-aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"]
+
+
+def loopback_host_addresses(use_ipv4: bool, use_ipv6: bool) -> list[str]:
+    """Replacement for `aioice.ice.get_host_addresses`: gather 127.0.0.1 only (tests never leave loopback).
+    Install it for one test with `monkeypatch.setattr(aioice.ice, "get_host_addresses", loopback_host_addresses)`."""
+    return ["127.0.0.1"]
 
 AIORTC_TONE = 1000.0
 

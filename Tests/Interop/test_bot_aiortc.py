@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import time
 
+import aioice.ice
 import numpy
+import pytest
 
-from aiortc_peer import AIORTC_TONE, AiortcPeer, stats_text
+from aiortc_peer import AIORTC_TONE, AiortcPeer, loopback_host_addresses, stats_text
 from bot_process import CARD_COLOURS, BotProcess, bot_participant, dominant_frequency
 
 BOT_TONE = 440.0
@@ -120,6 +122,11 @@ def run_pair(signaling_server, tmp_path, bot_first: bool) -> None:
     finally:
         if bot is not None:
             bot.kill()
+
+
+@pytest.fixture(autouse=True)
+def aioice_on_loopback(monkeypatch):
+    monkeypatch.setattr(aioice.ice, "get_host_addresses", loopback_host_addresses)
 
 
 def test_bot_answers_aiortc(signaling_server, tmp_path):

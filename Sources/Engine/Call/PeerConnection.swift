@@ -110,7 +110,7 @@ public final class PeerConnection {
             startTransport(role: .controlled, now: now)
             let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, audio: audioTrack, video: videoTrack)
             localDescription = answer
-            negotiate(local: answer, remote: answer, offer: offer)
+            negotiate(ours: answer, theirs: offer)
             announce(answer)
             // RFC 8842 §5.3: the answerer's setup attribute decides; ours is `active` (client) unless the offer forced otherwise.
             let setup = answer.media.first { !$0.isRejected }?.setup ?? .active
@@ -119,7 +119,7 @@ public final class PeerConnection {
             guard role == .offerer, remoteDescription == nil, let offer = localDescription else {
                 return warn("remote answer without a pending local offer")
             }
-            negotiate(local: offer, remote: answer, offer: offer)
+            negotiate(ours: offer, theirs: answer)
             // RFC 5763 §5: the answer's `active` makes us the server; `passive` makes us the client.
             let remoteSetup = answer.media.first { !$0.isRejected }?.setup ?? answer.setup(mediaIndex: 0) ?? .active
             applyRemote(answer, localRole: remoteSetup == .passive ? .client : .server, now: now)
@@ -186,22 +186,20 @@ public final class PeerConnection {
         for c in gathered { out.events.append(.localCandidate(TrickleCandidate(candidate: c, mid: mid, mLineIndex: section))) }
     }
 
-    /// Reads payload types, directions and MID extension ids of both sections from the negotiated pair.
-    /// `local`: our description (whose directions say what we send), `remote`: the one whose PTs are used on the wire.
-    private func negotiate(local: SessionDescription, remote: SessionDescription, offer: SessionDescription) {
-        for (index, section) in local.media.enumerated() where !section.isRejected {
-            guard let mid = section.mid?.rawValue else { continue }
-            // The answer's section with the same mid carries the payload type both sides use.
-            let answerSection = remote.media.first { $0.mid?.rawValue == mid } ?? section
-            guard !answerSection.isRejected, let pt = answerSection.payloadTypes.first else { continue }
-            let direction = section.direction ?? .sendrecv
-            let remoteDirection = answerSection.direction ?? .sendrecv
-            var n = Negotiated(payloadType: pt, mid: mid, mLineIndex: index,
-                               send: (direction == .sendrecv || direction == .sendonly)
-                                   && (remoteDirection == .sendrecv || remoteDirection == .recvonly || answerSection == section),
-                               receive: direction == .sendrecv || direction == .recvonly,
-                               midExtensionID: answerSection.extmaps.first { $0.uri == Extmap.midURI }.map { UInt8($0.id) })
-            if answerSection == section { n.send = direction == .sendrecv || direction == .sendonly }
+    /// Reads payload types, directions and MID extension ids of both sections from the negotiated pair:
+    /// `ours` is our description (offer or answer), `theirs` the peer's. RFC 3264 §6.1: we send on a section when
+    /// our direction sends and theirs receives; payload types and extension ids are those of the answer.
+    private func negotiate(ours: SessionDescription, theirs: SessionDescription) {
+        let answer = role == .offerer ? theirs : ours
+        for (index, section) in ours.media.enumerated() where !section.isRejected {
+            guard let mid = section.mid?.rawValue,
+                  let remoteSection = theirs.media.first(where: { $0.mid?.rawValue == mid }), !remoteSection.isRejected,
+                  let answered = answer.media.first(where: { $0.mid?.rawValue == mid }),
+                  let pt = answered.payloadTypes.first else { continue }
+            let mine = section.direction ?? .sendrecv, peer = remoteSection.direction ?? .sendrecv
+            let n = Negotiated(payloadType: pt, mid: mid, mLineIndex: index,
+                               send: mine.sends && peer.receives, receive: mine.receives && peer.sends,
+                               midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.map { UInt8($0.id) })
             switch section.kind {
             case "audio": audio = n
             case "video": video = n
@@ -209,7 +207,7 @@ public final class PeerConnection {
             }
         }
         // Route by what the remote side sends: its MID extension id, its announced SSRCs, the negotiated PTs.
-        let remoteSections = remote == local ? offer.media : remote.media
+        let remoteSections = theirs.media
         var ids: [String: UInt8] = [:]
         if let id = (audio ?? video)?.midExtensionID { ids[Extmap.midURI] = id }
         router = RTPStreamRouter(extensions: RTPHeaderExtensionMap(ids: ids))
@@ -460,4 +458,9 @@ public final class PeerConnection {
         }
         return s
     }
+}
+
+extension MediaDirection {
+    var sends: Bool { self == .sendrecv || self == .sendonly }
+    var receives: Bool { self == .sendrecv || self == .recvonly }
 }
