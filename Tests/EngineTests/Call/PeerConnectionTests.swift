@@ -19,9 +19,11 @@ final class PeerPairHarness {
     /// Whether signalled descriptions keep their candidates (false: only trickle carries them).
     var candidatesInSDP = true
 
-    init(seed: UInt64) throws {
+    init(seed: UInt64, configureB: (inout PeerConnection.Configuration) -> Void = { _ in }) throws {
         a = try PeerConnection(configuration: .random(localHosts: [addressA]))
-        b = try PeerConnection(configuration: .random(localHosts: [addressB]))
+        var configurationB = PeerConnection.Configuration.random(localHosts: [addressB])
+        configureB(&configurationB)
+        b = try PeerConnection(configuration: configurationB)
         network = VirtualNetwork(seed: seed)
         mediaAtB = try RemoteMedia()
         mediaAtA = try RemoteMedia()
@@ -250,5 +252,51 @@ final class VirtualSender {
         h.feed("A", .command(.close))
         h.run(for: .seconds(1))
         #expect(h.a.state == .closed && h.b.state == .closed)
+    }
+
+    @Test func answersChromesOfferWithItsPayloadTypesAndUsableCandidatesOnly() throws {
+        let pc = try PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:5000")!]))
+        let out = pc.handle(.command(.applyRemoteOffer(try SessionDescription(parsing: SdpFixtures.chromeOffer))), now: .zero)
+        let answer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        #expect(answer.media.map { $0.payloadTypes.first?.rawValue } == [111, 96])
+        #expect(answer.media.allSatisfy { $0.setup == .active && $0.rtcpMux && $0.direction == .sendrecv })
+        #expect(answer.bundleGroup?.mids.map(\.rawValue) == ["0", "1"])
+        #expect(answer.media[1].rtcpFeedback.contains { $0.value == "nack pli" })
+        #expect(pc.dtlsRole == .client && pc.role == .answerer && pc.state == .connecting)
+        // Trickle of our host candidate follows the answer, in section 0.
+        let trickled = out.events.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } }
+        #expect(trickled.map(\.mid) == ["0"] && trickled.first?.candidate.transportAddress == TransportAddress("127.0.0.1:5000"))
+        // The offer's UDP host and srflx candidates are used; its `.local` name and TCP candidate are not.
+        let remote = pc.transport?.ice.remoteCandidates.compactMap(\.transportAddress) ?? []
+        #expect(Set(remote) == [TransportAddress("192.168.1.23:56143")!, TransportAddress("203.0.113.77:56143")!])
+        #expect(!out.transmits.isEmpty || out.deadline != nil, "checks are scheduled")
+    }
+
+    @Test func answersAiortcsOfferAndRejectsTheDataChannelSection() throws {
+        var configuration = PeerConnection.Configuration.random(localHosts: [TransportAddress("127.0.0.1:5000")!])
+        configuration.acceptRemoteAddress = { $0.isLoopback }
+        let pc = try PeerConnection(configuration: configuration)
+        let out = pc.handle(.command(.applyRemoteOffer(try SessionDescription(parsing: SdpFixtures.aiortcOffer))), now: .zero)
+        let answer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        #expect(answer.media.prefix(2).map { $0.payloadTypes.first?.rawValue } == [96, 97])   // aiortc's Opus and VP8 PTs
+        #expect(answer.media.count == 3 && answer.media[2].isRejected)
+        #expect(pc.transport?.ice.remoteCandidates.allSatisfy { $0.address.ip?.isLoopback == true } == true,
+                "only loopback candidates are taken when the configuration says so")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aReceiveOnlyAnswererGetsVideoAndSendsNone() throws {
+        let h = try PeerPairHarness(seed: 23) { $0.sendVideo = false }
+        try h.negotiate()
+        let answer = try #require(h.description("B"))
+        #expect(answer.media[1].direction == .recvonly && answer.media[1].msids.isEmpty)
+        #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
+        let sender = try VirtualSender()
+        h.run(for: .seconds(1), tick: { now in _ = try? sender.tick(h, at: now) })
+        #expect(h.mediaAtB.video.framesDecoded >= 10)
+        h.feed("B", .command(.sendVideo(EncodedVideoFrame(data: [0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a], isKeyframe: true, timestamp: 0))))
+        h.run(for: .milliseconds(200))
+        #expect(h.a.stats(now: h.now).videoPacketsReceived == 0, "B negotiated recvonly video and sends none")
+        #expect(h.b.stats(now: h.now).videoPacketsSent == 0)
     }
 }
