@@ -157,4 +157,26 @@ struct CallLoopbackTests {
         // a learns from DTLS close_notify that c hung up.
         #expect(waitFor(3) { a.snapshot(analyseAudio: false).peers[RemotePeerID("c")]?.transport.state == .closed })
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func switchingTheSourceKeepsTheStreamWithoutRenegotiation() throws {
+        let room = InProcessRoom()
+        let a = try room.makeCall("a", tone: 440, participant: 1)
+        let b = try room.makeCall("b", tone: 660, participant: 2)
+        defer { room.stopAll() }
+        room.join("a")
+        room.join("b")
+        let A = RemotePeerID("a")
+        #expect(waitFor(8) { (b.snapshot(analyseAudio: false).peers[A]?.video.testCard?.count ?? 0) >= 10 })
+        a.media.switchSource()   // card → bars: same size, same encoder, same RTP stream
+        #expect(waitFor(2) { a.snapshot(analyseAudio: false).local.source == "bars" })
+        usleep(500_000)
+        let before = try #require(b.snapshot(analyseAudio: false).peers[A]?.video)
+        usleep(700_000)
+        let after = try #require(b.snapshot(analyseAudio: false).peers[A]?.video)
+        #expect(after.framesDecoded >= before.framesDecoded + 5, "frames keep coming: \(before) -> \(after)")
+        #expect(after.testCard?.last == before.testCard?.last, "colour bars carry no card code")
+        #expect(after.width == 320 && after.height == 240 && after.freezes == 0)
+        #expect(b.snapshot(analyseAudio: false).peers[A]?.timeline.filter { $0.state == .connected }.count == 1)
+    }
 }
