@@ -235,6 +235,14 @@ private final class CallEventLoop {
             closePeer(id, cause: "peer left the room")
         case .offer(let from, let sdp):
             guard let offer = parse(sdp, from: from) else { return }
+            if let existing = peers[from], existing.connection.role == .offerer, existing.connection.remoteDescription == nil,
+               let you, you > from {
+                // Glare (both sides offered, e.g. after the original server's rejoin ghosts): the larger socketId keeps
+                // its offer and ignores the other; the smaller one rolls back and answers (RFC 8829 §4.1.8.2 rollback,
+                // with the "perfect negotiation" tie-break by id).
+                call.log("\(short(from)): glare, keeping our offer (our id is the larger)")
+                return
+            }
             if let existing = peers[from], existing.connection.role != nil {
                 // A second offer (the peer rejoined or renegotiates): start over with a fresh connection.
                 closePeer(from, cause: "replaced by a new offer")

@@ -179,4 +179,25 @@ struct CallLoopbackTests {
         #expect(after.width == 320 && after.height == 240 && after.freezes == 0)
         #expect(b.snapshot(analyseAudio: false).peers[A]?.timeline.filter { $0.state == .connected }.count == 1)
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func glareResolvesToOneConnection() throws {
+        let room = InProcessRoom()
+        let a = try room.makeCall("a", tone: 440, participant: 1)
+        let b = try room.makeCall("b", tone: 660, participant: 2)
+        defer { room.stopAll() }
+        // Both believe the other was there first and offer at once.
+        a.start()
+        b.start()
+        a.handle(.joined(you: RemotePeerID("a"), others: [RemotePeerID("b")]))
+        b.handle(.joined(you: RemotePeerID("b"), others: [RemotePeerID("a")]))
+        let flowing = waitFor(8) {
+            (a.snapshot(analyseAudio: false).peers[RemotePeerID("b")]?.video.framesDecoded ?? 0) >= 5
+                && (b.snapshot(analyseAudio: false).peers[RemotePeerID("a")]?.video.framesDecoded ?? 0) >= 5
+        }
+        #expect(flowing)
+        // "b" (the larger id) kept its offer; "a" rolled back and answered.
+        #expect(b.snapshot(analyseAudio: false).peers[RemotePeerID("a")]?.role == .offerer)
+        #expect(a.snapshot(analyseAudio: false).peers[RemotePeerID("b")]?.role == .answerer)
+    }
 }
