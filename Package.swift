@@ -25,8 +25,10 @@ let package = Package(
         .systemLibrary(name: "CNcurses"),
         // Kernel V4L2 header only (linux-libc-dev); nothing to link.
         .systemLibrary(name: "CV4L2"),
+        // Linux epoll for the signaling server's event loop (not exported by Swift's Glibc module).
+        .systemLibrary(name: "CEpoll"),
 
-        .target(name: "Signaling", dependencies: ["COpenSSL"], swiftSettings: release),
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], swiftSettings: release),
         .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),
         .target(name: "RoomModel", swiftSettings: release),

@@ -237,15 +237,21 @@ import Glibc
     @Test func manyConcurrentConnections() throws {
         let server = try TestServer.start()
         defer { server.stop() }
-        let count = 600
+        let count = 2000
         var clients: [RawClient] = []
+        // Upgrade request and first frame pipelined in one write: the server must keep the bytes
+        // behind the request head for the frame parser.
         for i in 0..<count {
             let raw = try RawClient(port: server.port)
-            #expect(raw.upgrade())
-            raw.sendFrame(.text, Array(#"{"eventName":"__join","data":{"room":"room\#(i % 60)"}}"#.utf8))
+            raw.send(Array(RawClient.upgradeRequest().utf8)
+                + WebSocketFrameWriter.frame(.text, payload: Array(#"{"eventName":"__join","data":{"room":"room\#(i % 200)"}}"#.utf8),
+                                             maskKey: WebSocketFrameWriter.randomMaskKey()))
             clients.append(raw)
         }
-        #expect(TestServer.eventually(10) { server.stats.joined == count && server.stats.rooms == 60 })
+        var upgraded = 0
+        for raw in clients where raw.readHTTPResponse().hasPrefix("HTTP/1.1 101 ") { upgraded += 1 }
+        #expect(upgraded == count)
+        #expect(TestServer.eventually(10) { server.stats.joined == count && server.stats.rooms == 200 })
         clients.removeAll()
         #expect(TestServer.drained(server))
     }
@@ -263,6 +269,23 @@ import Glibc
         #expect(client.isClosed)
         #expect(throws: SignalingError.closed) { try client.receive(timeout: 0.1) }
         #expect(throws: SignalingError.closed) { try client.send(text: "late") }
+        #expect(TestServer.drained(server))
+    }
+
+    @Test func droppingAClientWithoutClosingLeavesTheRoom() throws {
+        let server = try TestServer.start()
+        defer { server.stop() }
+        let a = try SkyRTCClient(url: server.webSocketURL)
+        _ = try a.join(room: "drop")
+        var idB: SocketID?
+        do {
+            let b = try SkyRTCClient(url: server.webSocketURL)
+            idB = try b.join(room: "drop").peers.you
+            #expect(try a.next(timeout: 3) == .newPeer(idB!))
+        }
+        // b's reader thread noticed the drop, said 1001 and closed the socket.
+        #expect(try a.nextText() == #"{"eventName":"_remove_peer","data":{"socketId":"\#(idB!)"}}"#)
+        a.close()
         #expect(TestServer.drained(server))
     }
 

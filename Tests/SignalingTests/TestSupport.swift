@@ -120,9 +120,13 @@ final class RawClient {
 
     /// Sends an upgrade request and returns whether the server answered 101.
     func upgrade(path: String = "/") -> Bool {
-        send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: \(WebSocketAcceptKey.randomKey())\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        send(Self.upgradeRequest(path: path))
         return readHTTPResponse().hasPrefix("HTTP/1.1 101 ")
+    }
+
+    static func upgradeRequest(path: String = "/") -> String {
+        "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(WebSocketAcceptKey.randomKey())\r\nSec-WebSocket-Version: 13\r\n\r\n"
     }
 
     enum Received: Equatable {

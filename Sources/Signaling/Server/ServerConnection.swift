@@ -26,8 +26,8 @@ final class ServerConnection {
     /// TLS asked for writability to make progress on a read.
     var readNeedsWrite = false
     var doomed = false
-    /// Index in the event loop's poll set.
-    var slot = 0
+    /// The epoll events currently registered.
+    var interest: UInt32 = 0
 
     private(set) var output: [UInt8] = []
     private(set) var outputStart = 0

@@ -13,7 +13,7 @@
 /// | `unknown_target` | the target `socketId` is not another member of the sender's room |
 ///
 /// WebSocket-level faults are not `_error`s but closes: 1002 (framing), 1007 (invalid UTF-8 text),
-/// 1009 (message over the size cap), and 1008 after `SkyRTCRooms.maxErrorsPerSocket` `_error`s.
+/// 1009 (message over the size cap), and 1008 after `SkyRTCRooms.maxErrorsPerSocket` (32) refused messages in a row.
 public enum SkyRTCErrorCode: String, Sendable, Codable, CaseIterable {
     case badJSON = "bad_json"
     case badEnvelope = "bad_envelope"

@@ -11,8 +11,8 @@
 ///   be another member of the sender's room (`unknown_target`). The original format keeps the
 ///   original rule (any connected socket, unknown targets dropped silently).
 /// - **Bad input** gets an `_error` reply (conftui format) and never disturbs anyone else; after
-///   `maxErrorsPerSocket` refused messages the socket is closed with 1008 (policy violation), so a
-///   misbehaving client cannot keep the server busy forever.
+///   `maxErrorsPerSocket` refused messages in a row the socket is closed with 1008 (policy
+///   violation), so a misbehaving client cannot keep the server busy forever.
 public struct SkyRTCRooms: Sendable {
     public enum Input: Equatable, Sendable {
         /// A WebSocket connection completed its opening handshake and was given `id`.
@@ -71,6 +71,7 @@ public struct SkyRTCRooms: Sendable {
             guard sockets[id] != nil else { break }
             do {
                 try dispatch(id, try SkyRTCClientMessage.decode(bytes), &actions)
+                sockets[id]?.errors = 0
             } catch {
                 refuse(id, error, &actions)
             }

@@ -40,3 +40,22 @@ enum SelfSignedCertificate {
         return (cert, key)
     }
 }
+
+extension SelfSignedCertificate {
+    /// A fresh key and certificate as PEM text (for writing `--tls-cert`/`--tls-key` files).
+    static func generatePEM() throws(SignalingError) -> (certificate: String, privateKey: String) {
+        let (cert, key) = try generate()
+        defer { X509_free(cert); EVP_PKEY_free(key) }
+        func pem(_ write: (OpaquePointer) -> Int32) throws(SignalingError) -> String {
+            guard let bio = BIO_new(BIO_s_mem()) else { throw .tls("BIO_new failed") }
+            defer { BIO_free(bio) }
+            guard write(bio) == 1 else { throw .tls("PEM write: \(TLSErrors.drain())") }
+            var bytes = [UInt8](repeating: 0, count: Int(BIO_ctrl_pending(bio)))
+            let n = BIO_read(bio, &bytes, Int32(bytes.count))
+            return String(decoding: bytes[0..<Int(max(0, n))], as: UTF8.self)
+        }
+        let certificate = try pem { PEM_write_bio_X509($0, cert) }
+        let privateKey = try pem { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }
+        return (certificate, privateKey)
+    }
+}
