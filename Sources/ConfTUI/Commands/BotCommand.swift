@@ -15,11 +15,11 @@ let botCommand = Command(
     positionalUsage: "<ws-url>",
     options: [
         .value("room", "NAME", "room to join (default: the server's default room)"),
-        .value("name", "NAME", "name written in the report and log (default: bot)"),
+        .value("name", "NAME", "name in the report and log; also picks the test card colour (default: bot)"),
         .value("duration", "S", "leave after S seconds (default: run until SIGINT/SIGTERM)"),
         .value("report", "FILE", "write the JSON report here on exit"),
         .value("stun", "URL", "STUN server for server-reflexive candidates: stun:HOST[:PORT] (default: none)"),
-        .value("host-candidates", "loopback|all", "addresses to offer: 127.0.0.1 only, or every interface (default: all)"),
+        .value("host-candidates", "loopback|all", "127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
         .value("camera", "SRC", "video source: card, bars, clock, file:PATH.y4m, /dev/videoN, auto (default: card)"),
         .value("tone", "HZ", "frequency of the audio tone (default: 440)"),
         .value("log", "PATH", "append log lines here (default: standard error)"),
