@@ -21,20 +21,20 @@ def page_peer(state: dict, bot_id: str) -> dict | None:
     return state["peers"].get(bot_id)
 
 
-def run_with_chromium(signaling_server, chromium: Chromium, tmp_path, bot_first: bool) -> None:
+def run_with_chromium(signaling_server, chromium: Chromium, tmp_path, bot_first: bool, *bot_flags: str) -> None:
     room = f"chromium-{'bot-first' if bot_first else 'bot-last'}"
     pages: list[Page] = []
     bot: BotProcess | None = None
     try:
         url = f"{signaling_server.http_url}#{room}"
         if bot_first:
-            bot = BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path)
+            bot = BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path, *bot_flags)
             bot.wait_joined()
             pages.append(chromium.new_page(url, "browser", PAGE_READY))
         else:
             pages.append(chromium.new_page(url, "browser", PAGE_READY))
             wait_until(pages, lambda s: s[0]["you"] is not None and s[0]["media"] is not None, 10, "the page joins")
-            bot = BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path)
+            bot = BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path, *bot_flags)
             bot.wait_joined()
         bot_id = bot.socket_id
 
@@ -109,3 +109,8 @@ def test_bot_answers_chromium(signaling_server, chromium, tmp_path):
 def test_bot_offers_to_chromium(signaling_server, chromium, tmp_path):
     """The page is in the room first; the bot joins and offers."""
     run_with_chromium(signaling_server, chromium, tmp_path, bot_first=False)
+
+
+def test_bot_offers_to_chromium_with_trickle_only(signaling_server, chromium, tmp_path):
+    """The bot's SDP carries no candidate: Chromium can only reach it through the trickled `label`/`id` ones."""
+    run_with_chromium(signaling_server, chromium, tmp_path, False, "--trickle-only")

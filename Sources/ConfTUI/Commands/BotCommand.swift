@@ -23,6 +23,7 @@ let botCommand = Command(
         .value("camera", "SRC", "video source: card, bars, clock, file:PATH.y4m, /dev/videoN, auto (default: card)"),
         .value("tone", "HZ", "frequency of the audio tone (default: 440)"),
         .value("log", "PATH", "append log lines here (default: standard error)"),
+        .flag("trickle-only", "signal candidates only by trickle, none in the SDP"),
         .flag("muted", "start muted (sends silence)"),
         .flag("no-video", "start with video off (sends no video)"),
     ],
@@ -43,6 +44,7 @@ let botCommand = Command(
         case let other: throw UsageError("--host-candidates takes loopback or all, not '\(other)'")
         }
         options.stunServer = try args.value("stun").map(StunServerAddress.resolve)
+        options.trickleOnly = args.has("trickle-only")
         options.media.camera = args.value("camera") ?? "card"
         options.media.toneHz = try args.double("tone", default: 440, range: 50...8000)
         options.media.participant = UInt8(truncatingIfNeeded: name.unicodeScalars.reduce(0) { $0 &+ Int($1.value) })

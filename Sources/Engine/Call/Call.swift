@@ -21,6 +21,8 @@ public final class Call: Sendable {
         public var hostCandidates: HostCandidates = .all
         /// A STUN server for server-reflexive candidates (RFC 8445 §5.1.1.2); nil gathers host candidates only.
         public var stunServer: TransportAddress?
+        /// Signal candidates only by trickle, none in the SDP (interop tests of trickle).
+        public var trickleOnly = false
         public var media = MediaPipeline.Options()
         public var log: @Sendable (String) -> Void = { _ in }
         public init() {}
@@ -299,6 +301,7 @@ private final class CallEventLoop {
         }
         guard !sockets.isEmpty else { return nil }
         var configuration = PeerConnection.Configuration.random(localHosts: sockets.map(\.localAddress))
+        configuration.candidatesInDescription = !call.options.trickleOnly
         if call.options.hostCandidates == .loopback {
             configuration.acceptRemoteAddress = { $0.isLoopback }
         } else {

@@ -167,7 +167,8 @@ public final class PeerConnection {
         // candidates (aiortc refuses them after end-of-candidates) keeps accepting them. Duplicates are ignored by
         // both sides (RFC 8838 §11: a duplicate candidate is discarded).
         LocalTransportParameters(iceUfrag: transport!.ice.localCredentials.ufrag, icePwd: transport!.ice.localCredentials.pwd,
-                                 fingerprint: certificate.fingerprint, candidates: gathered, endOfCandidates: false)
+                                 fingerprint: certificate.fingerprint,
+                                 candidates: configuration.candidatesInDescription ? gathered : [], endOfCandidates: false)
     }
 
     private func startTransport(role iceRole: IceRole, now: TransportTime) {

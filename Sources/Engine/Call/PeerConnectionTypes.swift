@@ -38,6 +38,8 @@ extension PeerConnection {
         public var sendAudio = true
         public var sendVideo = true
         public var srtpProfiles: [SrtpProfile] = [.aeadAes128Gcm, .aes128CmHmacSha1_80]
+        /// Put gathered candidates in the SDP as well as trickling them (false: trickle only, RFC 8838).
+        public var candidatesInDescription = true
         /// Remote candidates are used only if this says yes (e.g. loopback-only tests never contact other addresses).
         public var acceptRemoteAddress: @Sendable (IPAddress) -> Bool = { _ in true }
 

@@ -299,4 +299,16 @@ final class VirtualSender {
         #expect(h.a.stats(now: h.now).videoPacketsReceived == 0, "B negotiated recvonly video and sends none")
         #expect(h.b.stats(now: h.now).videoPacketsSent == 0)
     }
+
+    @Test func trickleOnlyKeepsCandidatesOutOfTheOffer() throws {
+        var configuration = PeerConnection.Configuration.random(localHosts: [TransportAddress("127.0.0.1:5000")!])
+        configuration.candidatesInDescription = false
+        let pc = try PeerConnection(configuration: configuration)
+        let out = pc.handle(.command(.createOffer), now: .zero)
+        let offer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        #expect(offer.allCandidates.isEmpty && offer.media.allSatisfy { !$0.endOfCandidates })
+        let trickled = out.events.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } }
+        #expect(trickled.count == 1 && trickled[0].candidate.transportAddress == TransportAddress("127.0.0.1:5000"))
+        #expect(pc.role == .offerer && pc.transport?.ice.role == .controlling)
+    }
 }
