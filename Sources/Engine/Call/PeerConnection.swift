@@ -107,7 +107,8 @@ public final class PeerConnection {
         case .applyRemoteOffer(let offer):
             guard role == nil else { return warn("remote offer: this connection is already the \(role!)") }
             role = .answerer
-            startTransport(role: .controlled, now: now)
+            // RFC 8445 §6.1.1: a lite peer is always controlled, so the full agent controls even when it answers.
+            startTransport(role: offer.iceLite ? .controlling : .controlled, now: now)
             let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, audio: audioTrack, video: videoTrack)
             localDescription = answer
             negotiate(ours: answer, theirs: offer)

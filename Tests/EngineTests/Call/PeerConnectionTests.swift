@@ -311,4 +311,13 @@ final class VirtualSender {
         #expect(trickled.count == 1 && trickled[0].candidate.transportAddress == TransportAddress("127.0.0.1:5000"))
         #expect(pc.role == .offerer && pc.transport?.ice.role == .controlling)
     }
+
+    @Test func answeringALitePeerWeControl() throws {
+        var offer = try SessionDescription(parsing: SdpFixtures.chromeOffer)
+        offer.iceLite = true
+        let pc = try PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:5000")!]))
+        _ = pc.handle(.command(.applyRemoteOffer(try SessionDescription(parsing: offer.sdpText))), now: .zero)
+        #expect(pc.role == .answerer && pc.transport?.ice.role == .controlling)
+        #expect(pc.dtlsRole == .client)
+    }
 }
