@@ -30,7 +30,7 @@ let package = Package(
 
         .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], swiftSettings: release),
         .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"],
-                exclude: ["RTP/README.md"], swiftSettings: release),
+                exclude: ["RTP/README.md", "Call/README.md"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),
         .target(name: "RoomModel", swiftSettings: release),
         .executableTarget(

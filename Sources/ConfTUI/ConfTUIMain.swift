@@ -7,6 +7,7 @@ let allCommands: [Command] = [
     serveCommand,
     demoCommand,
     previewCommand,
+    botCommand,
 ]
 
 @main

@@ -1,0 +1,423 @@
+import Foundation
+import Synchronization
+
+/// A SkyRTC mesh call: one `PeerConnection` per remote socketId, driven by one event thread that owns the UDP
+/// sockets (one per peer connection and host address), the clock and the decoders, and runs poll() with the
+/// nearest deadline as its timeout. Signaling arrives through `handle(_:)` from any thread and leaves through
+/// `onSignal` (called on the event thread). Local media comes from one shared `MediaPipeline`.
+///
+/// Mesh rules (skyrtc-protocol.md §5, §8): on `joined` the newcomer offers to every id already there; on `newPeer`
+/// a connection is prepared and waits for the offer; `offer` is answered; `answer` applied; candidates trickle
+/// both ways and are buffered until the remote description is set; `removePeer` closes that connection.
+public final class Call: Sendable {
+    public enum HostCandidates: String, Sendable {
+        /// 127.0.0.1 only, and only loopback remote candidates are used (tests never contact other addresses).
+        case loopback
+        /// Every usable interface address (HostInterfaces), loopback excluded.
+        case all
+    }
+
+    public struct Options: Sendable {
+        public var hostCandidates: HostCandidates = .all
+        /// A STUN server for server-reflexive candidates (RFC 8445 §5.1.1.2); nil gathers host candidates only.
+        public var stunServer: TransportAddress?
+        /// Signal candidates only by trickle, none in the SDP (interop tests of trickle).
+        public var trickleOnly = false
+        public var media = MediaPipeline.Options()
+        public var log: @Sendable (String) -> Void = { _ in }
+        public init() {}
+    }
+
+    public let options: Options
+    public let media: MediaPipeline
+    private let onSignal: @Sendable (CallSignalOut) -> Void
+    private let inbox = Mutex<[CallSignalIn]>([])
+    private let state = Mutex(Published())
+    private let frames = Mutex<[RemotePeerID: VideoFrame]>([:])
+    private let running = Atomic<Bool>(false)
+    private let finished = Mutex<Bool>(true)
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let origin = ContinuousClock.now
+
+    struct PublishedPeer: Sendable {
+        var snapshot: PeerSnapshot
+        var recentSamples: [Int16]
+    }
+
+    struct Published: Sendable {
+        var you: RemotePeerID?
+        var peers: [RemotePeerID: PublishedPeer] = [:]
+    }
+
+    public init(options: Options, onSignal: @escaping @Sendable (CallSignalOut) -> Void) throws(EngineError) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw .library(name: "libc", call: "pipe", code: errno) }
+        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        self.options = options
+        self.onSignal = onSignal
+        let wake = fds[1]
+        media = try MediaPipeline(options: options.media, onMedia: { Call.wake(wake) })
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    private static func wake(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = write(fd, &byte, 1)   // a full pipe already guarantees a wake-up
+    }
+
+    /// Seconds since the call was created.
+    public var elapsed: Double { Self.seconds(ContinuousClock.now - origin) }
+    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        finished.withLock { $0 = false }
+        media.start()
+        let thread = Thread { [self] in
+            let loop = CallEventLoop(call: self)
+            loop.run()
+            finished.withLock { $0 = true }
+        }
+        thread.name = "call-events"
+        thread.start()
+    }
+
+    /// Closes every peer connection, stops the threads and waits for them (up to a few seconds).
+    public func stop() {
+        media.stop()
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        Self.wake(wakeWrite)
+        for _ in 0..<300 where !finished.withLock({ $0 }) { usleep(10_000) }
+    }
+
+    /// A signaling message for the call; thread-safe.
+    public func handle(_ signal: CallSignalIn) {
+        inbox.withLock { $0.append(signal) }
+        Self.wake(wakeWrite)
+    }
+
+    /// The call now. `analyseAudio` measures level and dominant frequency over the last ~0.5 s of each peer's
+    /// audio here, on the caller's thread (it costs a few ms per peer).
+    public func snapshot(analyseAudio: Bool = true) -> CallSnapshot {
+        let published = state.withLock { $0 }
+        var peers: [RemotePeerID: PeerSnapshot] = [:]
+        for (id, p) in published.peers {
+            var s = p.snapshot
+            if analyseAudio, !p.recentSamples.isEmpty {
+                s.audio.level = AudioAnalysis.rmsLevel(p.recentSamples)
+                s.audio.dominantFrequency = AudioAnalysis.dominantFrequency(p.recentSamples)
+            }
+            peers[id] = s
+        }
+        return CallSnapshot(you: published.you, elapsed: elapsed, local: media.snapshot, peers: peers)
+    }
+
+    /// The latest decoded picture of a peer (for the TUI's tile).
+    public func latestFrame(of peer: RemotePeerID) -> VideoFrame? { frames.withLock { $0[peer] } }
+
+    // MARK: event-thread side
+
+    fileprivate var isRunning: Bool { running.load(ordering: .acquiring) }
+    fileprivate var wakeFD: Int32 { wakeRead }
+    fileprivate func takeInbox() -> [CallSignalIn] { inbox.withLock { q in defer { q = [] }; return q } }
+    fileprivate func send(_ signal: CallSignalOut) { onSignal(signal) }
+    fileprivate func log(_ text: String) { options.log(String(format: "%8.3f ", elapsed) + text) }
+    fileprivate func publish(you: RemotePeerID?) { state.withLock { $0.you = you } }
+    fileprivate func publish(_ id: RemotePeerID, _ peer: PublishedPeer) { state.withLock { $0.peers[id] = peer } }
+    fileprivate func publish(frame: VideoFrame?, of id: RemotePeerID) { frames.withLock { $0[id] = frame } }
+    fileprivate var originInstant: ContinuousClock.Instant { origin }
+}
+
+/// Everything the event thread owns. Created on that thread and never shared.
+private final class CallEventLoop {
+    final class Peer {
+        let id: RemotePeerID
+        let connection: PeerConnection
+        var sockets: [TransportAddress: UdpSocket]
+        var deadline: TransportTime?
+        let media: RemoteMedia
+        let createdAt: Double
+        var timeline: [StateChange] = []
+        var timeToConnected: Double?
+        var gatherer: ServerReflexiveGatherer?
+        /// Server-reflexive candidates found before our description went out wait for it (trickle follows SDP).
+        var described = false
+        var heldCandidates: [IceCandidate] = []
+        var signalledCandidates: [String] = []
+        var samples: [Int16] { media.recentSamples }
+
+        init(id: RemotePeerID, connection: PeerConnection, sockets: [UdpSocket], media: RemoteMedia, createdAt: Double) {
+            self.id = id
+            self.connection = connection
+            self.sockets = Dictionary(sockets.map { ($0.localAddress, $0) }, uniquingKeysWith: { a, _ in a })
+            self.media = media
+            self.createdAt = createdAt
+        }
+    }
+
+    let call: Call
+    var peers: [RemotePeerID: Peer] = [:]
+    var closed: [RemotePeerID: Peer] = [:]
+    var you: RemotePeerID?
+    var lastPublish = TransportTime.zero
+
+    init(call: Call) { self.call = call }
+
+    var now: TransportTime { TransportTime(nanoseconds: (ContinuousClock.now - call.originInstant).nanoseconds) }
+    var seconds: Double { Double(now.nanoseconds) / 1e9 }
+
+    func run() {
+        while call.isRunning {
+            let current = now
+            let nearest = peers.values.flatMap { [$0.deadline, $0.gatherer?.deadline] }.compactMap { $0 }.min()
+            let waitNs = nearest.map { max(0, ($0 - current).nanoseconds) } ?? 100_000_000
+            let timeoutMs = Int32(min(100, (waitNs + 999_999) / 1_000_000))
+            var order: [(Peer, UdpSocket)] = []
+            var fds = [pollfd(fd: call.wakeFD, events: Int16(POLLIN), revents: 0)]
+            for peer in peers.values {
+                for socket in peer.sockets.values {
+                    order.append((peer, socket))
+                    fds.append(pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0))
+                }
+            }
+            _ = Glibc.poll(&fds, nfds_t(fds.count), timeoutMs)
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                var sink = [UInt8](repeating: 0, count: 256)
+                while read(call.wakeFD, &sink, sink.count) > 0 {}
+            }
+            for signal in call.takeInbox() { handle(signal) }
+            for item in call.media.drain() { send(item) }
+            for (i, (peer, socket)) in order.enumerated() where fds[i + 1].revents & Int16(POLLIN) != 0 {
+                guard peers[peer.id] === peer else { continue }
+                var budget = 256   // other sockets get their turn
+                while budget > 0, let (bytes, from) = socket.receive() {
+                    budget -= 1
+                    if let g = peer.gatherer, g.isResponse(from: from, bytes: bytes) {
+                        if let candidate = peer.gatherer!.handle(bytes: bytes) { reflexive(candidate, of: peer) }
+                        continue
+                    }
+                    feed(peer, .datagram(from: from, to: socket.localAddress, bytes: bytes))
+                }
+            }
+            let t = now
+            for peer in Array(peers.values) where peer.deadline.map({ $0 <= t }) ?? false { feed(peer, .timeout) }
+            for peer in peers.values where peer.gatherer?.deadline.map({ $0 <= t }) ?? false {
+                for transmit in peer.gatherer!.poll(now: t) { peer.sockets[transmit.from]?.send(transmit.bytes, to: transmit.to) }
+            }
+            if t - lastPublish >= .milliseconds(200) { publishAll() }
+        }
+        for peer in Array(peers.values) { closePeer(peer.id, cause: "call ended") }
+        publishAll()
+    }
+
+    // MARK: signaling
+
+    func handle(_ signal: CallSignalIn) {
+        switch signal {
+        case .joined(let me, let others):
+            you = me
+            call.publish(you: me)
+            call.log("joined as \(me); offering to \(others.count) peer(s)")
+            for id in others where id != me {
+                guard let peer = makePeer(id) else { continue }
+                feed(peer, .command(.createOffer))
+            }
+        case .newPeer(let id):
+            guard id != you, peers[id] == nil else { return }
+            call.log("\(short(id)): new peer, waiting for its offer")
+            _ = makePeer(id)
+        case .removePeer(let id):
+            closePeer(id, cause: "peer left the room")
+        case .offer(let from, let sdp):
+            guard let offer = parse(sdp, from: from) else { return }
+            if let existing = peers[from], existing.connection.role == .offerer, existing.connection.remoteDescription == nil,
+               let you, you > from {
+                // Glare (both sides offered, e.g. after the original server's rejoin ghosts): the larger socketId keeps
+                // its offer and ignores the other; the smaller one rolls back and answers (RFC 8829 §4.1.8.2 rollback,
+                // with the "perfect negotiation" tie-break by id).
+                call.log("\(short(from)): glare, keeping our offer (our id is the larger)")
+                return
+            }
+            if let existing = peers[from], existing.connection.role != nil {
+                // A second offer (the peer rejoined or renegotiates): start over with a fresh connection.
+                closePeer(from, cause: "replaced by a new offer")
+            }
+            guard let peer = peers[from] ?? makePeer(from) else { return }
+            call.log("\(short(from)): offer received, answering")
+            feed(peer, .command(.applyRemoteOffer(offer)))
+        case .answer(let from, let sdp):
+            guard let answer = parse(sdp, from: from), let peer = peers[from] else { return }
+            call.log("\(short(from)): answer received")
+            feed(peer, .command(.applyRemoteAnswer(answer)))
+        case .candidate(let from, let text, _, _):
+            // One BUNDLE transport: every candidate belongs to it, whatever section sdpMid/sdpMLineIndex name.
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { return }   // end-of-candidates
+            guard let candidate = try? IceCandidate(parsing: trimmed) else {
+                call.log("\(short(from)): ignoring unparsable candidate \(trimmed)")
+                return
+            }
+            if candidate.address.ip == nil { call.log("\(short(from)): ignoring mDNS candidate \(candidate.address)") }
+            guard let peer = peers[from] ?? makePeer(from) else { return }
+            feed(peer, .command(.addRemoteCandidate(candidate)))
+        }
+    }
+
+    func parse(_ sdp: String, from: RemotePeerID) -> SessionDescription? {
+        do {
+            return try SessionDescription(parsing: sdp)
+        } catch {
+            call.log("\(short(from)): unparsable SDP: \(error)")
+            return nil
+        }
+    }
+
+    func short(_ id: RemotePeerID) -> String { String(id.rawValue.prefix(8)) }
+
+    func hostAddresses() -> [IPAddress] {
+        switch call.options.hostCandidates {
+        case .loopback: return [IPAddress("127.0.0.1")!]
+        case .all:
+            let list = ((try? HostInterfaces.list(includeLoopback: false)) ?? []).map(\.ip)
+            return list.isEmpty ? [IPAddress("127.0.0.1")!] : list
+        }
+    }
+
+    func makePeer(_ id: RemotePeerID) -> Peer? {
+        var sockets: [UdpSocket] = []
+        for ip in hostAddresses() {
+            do {
+                sockets.append(try UdpSocket(bind: TransportAddress(ip: ip, port: 0)))
+            } catch {
+                call.log("\(short(id)): cannot bind \(ip): \(error)")
+            }
+        }
+        guard !sockets.isEmpty else { return nil }
+        var configuration = PeerConnection.Configuration.random(localHosts: sockets.map(\.localAddress))
+        configuration.candidatesInDescription = !call.options.trickleOnly
+        if call.options.hostCandidates == .loopback {
+            configuration.acceptRemoteAddress = { $0.isLoopback }
+        } else {
+            configuration.acceptRemoteAddress = { !$0.isLinkLocal }
+        }
+        do {
+            let peer = Peer(id: id, connection: try PeerConnection(configuration: configuration), sockets: sockets,
+                            media: try RemoteMedia(), createdAt: seconds)
+            peers[id] = peer
+            closed[id] = nil
+            if let server = call.options.stunServer {
+                peer.gatherer = ServerReflexiveGatherer(server: server, bases: sockets.map(\.localAddress))
+            }
+            call.log("\(short(id)): connection created on \(sockets.map(\.localAddress.description).joined(separator: ", "))")
+            return peer
+        } catch {
+            call.log("\(short(id)): cannot create a peer connection: \(error)")
+            return nil
+        }
+    }
+
+    func closePeer(_ id: RemotePeerID, cause: String) {
+        guard let peer = peers.removeValue(forKey: id) else { return }
+        call.log("\(short(id)): closing (\(cause))")
+        feed(peer, .command(.close))
+        publish(peer)
+        closed[id] = peer
+        call.publish(frame: nil, of: id)   // a closed connection has no picture to show
+        peer.sockets = [:]   // closes them
+    }
+
+    // MARK: media
+
+    func send(_ item: EncodedMedia) {
+        for peer in peers.values where peer.connection.state == .connected {
+            switch item {
+            case .video(let frame): feed(peer, .command(.sendVideo(frame)))
+            case .audio(let packet, let isDTX): feed(peer, .command(.sendAudio(packet: packet, isDTX: isDTX)))
+            }
+        }
+    }
+
+    // MARK: the connection's outputs
+
+    func feed(_ peer: Peer, _ input: PeerConnection.Input) {
+        let t = now
+        let out = peer.connection.handle(input, now: t)
+        for transmit in out.transmits {
+            (peer.sockets[transmit.from] ?? peer.sockets.values.first)?.send(transmit.bytes, to: transmit.to)
+        }
+        peer.deadline = out.deadline
+        for event in out.events { take(event, from: peer) }
+    }
+
+    func take(_ event: PeerConnection.Event, from peer: Peer) {
+        switch event {
+        case .localDescription(let sd):
+            let role = peer.connection.role
+            call.send(role == .offerer ? .offer(to: peer.id, sdp: sd.sdpText) : .answer(to: peer.id, sdp: sd.sdpText))
+            peer.described = true
+            for c in peer.heldCandidates { reflexive(c, of: peer) }
+            peer.heldCandidates = []
+        case .localCandidate(let c):
+            peer.signalledCandidates.append(c.sdpLine)
+            call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))
+        case .stateChanged(let s, let cause):
+            peer.timeline.append(StateChange(at: seconds, state: s, cause: cause))
+            if s == .connected, peer.timeToConnected == nil { peer.timeToConnected = seconds - peer.createdAt }
+            call.log("\(short(peer.id)): \(s.rawValue) (\(cause))")
+            publish(peer)
+        case .selectedPair(let pair):
+            call.log("\(short(peer.id)): selected pair \(pair.localBase) -> \(pair.remoteAddress)")
+        case .dtlsConnected(let profile):
+            call.log("\(short(peer.id)): DTLS connected as \(peer.connection.dtlsRole == .client ? "client" : "server"), SRTP \(profile)")
+        case .videoFrame(let frame):
+            let wall = UInt32(truncatingIfNeeded: Int64((MediaPipeline.wallClock() * 1000).rounded(.down)))
+            if peer.media.decode(frame, now: seconds, wallMillis: wall) {
+                if let picture = peer.media.latestFrame { call.publish(frame: picture, of: peer.id) }
+            } else {
+                call.log("\(short(peer.id)): VP8 decode failed, asking for a keyframe")
+                feed(peer, .command(.decodeFailed))
+            }
+        case .audio(let pull):
+            peer.media.play(pull)
+        case .keyframeRequested:
+            call.media.requestKeyframe()
+        case .warning(let text):
+            call.log("\(short(peer.id)): \(text)")
+        }
+    }
+
+    /// Trickles a server-reflexive candidate in the first bundled section, once our description is out.
+    func reflexive(_ candidate: IceCandidate, of peer: Peer) {
+        guard peer.described, let description = peer.connection.localDescription else {
+            peer.heldCandidates.append(candidate)
+            return
+        }
+        let index = description.media.firstIndex { !$0.isRejected } ?? 0
+        let c = TrickleCandidate(candidate: candidate, mid: description.media[index].mid?.rawValue ?? "0", mLineIndex: index)
+        call.log("\(short(peer.id)): server-reflexive candidate \(candidate.sdpValue)")
+        peer.signalledCandidates.append(c.sdpLine)
+        call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))
+    }
+
+    func publishAll() {
+        lastPublish = now
+        for peer in peers.values { publish(peer) }
+        let targets = peers.values.filter { $0.connection.state == .connected }.compactMap(\.connection.targetVideoBitrate)
+        if let weakest = targets.min() { call.media.setVideoBitrate(kbps: weakest / 1000) }
+    }
+
+    func publish(_ peer: Peer) {
+        let snapshot = PeerSnapshot(role: peer.connection.role, createdAt: peer.createdAt, timeline: peer.timeline,
+                                    timeToConnected: peer.timeToConnected, localCandidates: peer.signalledCandidates,
+                                    transport: peer.connection.stats(now: now),
+                                    video: peer.media.video, audio: peer.media.audio)
+        call.publish(peer.id, Call.PublishedPeer(snapshot: snapshot, recentSamples: peer.samples))
+    }
+}

@@ -1,0 +1,80 @@
+/// The picture of a call at one moment: what `conftui bot --report` writes and what the TUI reads. Plain values
+/// (Codable, Sendable), built on the event thread and handed out under a lock.
+
+public struct CallSnapshot: Sendable, Codable, Equatable {
+    public var you: RemotePeerID?
+    /// Seconds since the call started.
+    public var elapsed: Double
+    public var local: LocalMediaSnapshot
+    public var peers: [RemotePeerID: PeerSnapshot]
+}
+
+public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
+    public var source: String
+    public var toneHz: Double
+    public var muted: Bool
+    public var videoEnabled: Bool
+    public var videoBitrateKbps: Int
+    public var videoFramesEncoded: Int
+    public var keyframesEncoded: Int
+    public var audioFramesEncoded: Int
+    public var audioDTXFrames: Int
+}
+
+public struct StateChange: Sendable, Codable, Equatable {
+    /// Seconds since the call started.
+    public var at: Double
+    public var state: PeerConnectionState
+    public var cause: String
+}
+
+public struct TestCardSeen: Sendable, Codable, Equatable {
+    public var first: UInt32
+    public var last: UInt32
+    public var count: Int
+    public var participant: UInt8
+    /// Capture-to-decode delay of the last card read, in ms (both ends use the wall clock).
+    public var lastLatencyMs: Double
+}
+
+public struct ReceivedVideoSnapshot: Sendable, Codable, Equatable {
+    public var framesReceived = 0
+    public var framesDecoded = 0
+    public var keyframesDecoded = 0
+    public var decodeFailures = 0
+    public var width = 0
+    public var height = 0
+    public var framesPerSecond = 0.0
+    /// W3C webrtc-stats freezeCount: a gap above max(3 × the mean frame interval, mean + 150 ms).
+    public var freezes = 0
+    public var testCard: TestCardSeen?
+    /// Mean of the luma plane and its standard deviation over the last decoded frame: a uniform picture has ~0.
+    public var lumaMean = 0.0
+    public var lumaStdDev = 0.0
+}
+
+public struct ReceivedAudioSnapshot: Sendable, Codable, Equatable {
+    /// 20 ms slots decoded from a packet (or recovered by FEC).
+    public var framesDecoded = 0
+    public var framesConcealed = 0
+    public var silentSlots = 0
+    /// RMS level 0...1 and the strongest frequency over the last ~0.5 s (nil when silent).
+    public var level = 0.0
+    public var dominantFrequency: Double?
+    /// The loudest 20 ms slot so far (RMS, 0...1): catches intermittent sounds such as Chromium's fake-microphone beep.
+    public var peakLevel = 0.0
+}
+
+public struct PeerSnapshot: Sendable, Codable, Equatable {
+    public var role: SignalingRole?
+    /// Seconds since the call started when this connection was created.
+    public var createdAt: Double
+    public var timeline: [StateChange]
+    /// From the creation of the offer (offerer) or the arrival of the offer (answerer) to `connected`.
+    public var timeToConnected: Double?
+    /// Every candidate we signalled to this peer (`candidate:...` lines), host and server-reflexive.
+    public var localCandidates: [String]
+    public var transport: PeerConnection.Stats
+    public var video: ReceivedVideoSnapshot
+    public var audio: ReceivedAudioSnapshot
+}

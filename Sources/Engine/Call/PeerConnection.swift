@@ -1,0 +1,468 @@
+/// One peer connection, sans-IO: a `TransportSession` (ICE, DTLS, SRTP on one BUNDLE 5-tuple), JSEP offer/answer
+/// (one Opus and one VP8 section, RFC 8829) and the RTP streams of `Engine/RTP`. Datagrams, timeouts and commands
+/// in; datagrams, events and the next deadline out. No sockets, threads or clock reads (architecture.md).
+///
+/// Incoming RTP is routed to a section by `RTPStreamRouter` (MID header extension, then announced or latched SSRC,
+/// then a payload type unique in the bundle: RFC 8843 §9.2); each section's receive stream follows the first SSRC
+/// routed to it.
+public final class PeerConnection {
+    public let configuration: Configuration
+    public let certificate: DtlsCertificate
+    public private(set) var role: SignalingRole?
+    public private(set) var transport: TransportSession?
+    public private(set) var state: PeerConnectionState = .new
+    public private(set) var localDescription: SessionDescription?
+    public private(set) var remoteDescription: SessionDescription?
+    public private(set) var selectedPair: SelectedPair?
+    public private(set) var srtpProfile: SrtpProfile?
+    public private(set) var dtlsRole: DtlsEndpoint.Role?
+
+    private var iceState: IceConnectionState = .new
+    private var dtlsError: String?
+    private var gathered: [IceCandidate] = []
+    private var describing = false
+    private var pendingRemoteCandidates: [IceCandidate] = []
+    private var remoteCandidateAddresses = Set<TransportAddress>()
+    private var transportDeadline: TransportTime?
+    private var maintenanceAt: TransportTime?
+
+    private struct Negotiated {
+        var payloadType: PayloadType
+        var mid: String
+        var mLineIndex: Int
+        var send: Bool
+        var receive: Bool
+        var midExtensionID: UInt8?
+    }
+    private var audio: Negotiated?
+    private var video: Negotiated?
+    private var videoSend: VideoSendStream?
+    private var audioSend: AudioSendStream?
+    private var videoReceive: VideoReceiveStream?
+    private var audioReceive: AudioReceiveStream?
+    private var audioPullAt: TransportTime?
+    private var router = RTPStreamRouter()
+    private var sentKeyframe = false
+    private var videoPacketsReceived: UInt64 = 0
+    private var audioPacketsReceived: UInt64 = 0
+    private var packetsSent: UInt64 = 0
+    private var bytesSent: UInt64 = 0
+    private var packetsReceived: UInt64 = 0
+    private var bytesReceived: UInt64 = 0
+
+    private var out = Output()
+    private let sessionID: String
+
+    /// Audio playout runs every 20 ms (one Opus frame, RFC 7587 §4.2).
+    static let audioSlot: Duration = .milliseconds(20)
+    /// RTCP reports and jitter-buffer timers are looked at this often when nothing else wakes us.
+    static let maintenanceInterval: Duration = .milliseconds(50)
+
+    public init(configuration: Configuration) throws(EngineError) {
+        self.configuration = configuration
+        do {
+            certificate = try DtlsCertificate()
+        } catch let error as EngineError {
+            throw error
+        } catch {
+            throw .dtlsFailed("certificate: \(error)")
+        }
+        var rng = SystemRandomNumberGenerator()
+        sessionID = String(rng.next() as UInt64 >> 2)
+    }
+
+    public var localFingerprint: DtlsFingerprint { certificate.fingerprint }
+    /// What `TransportSession` reports when the peer sent close_notify.
+    static let peerClosedDTLS = "peer closed the DTLS association"
+
+    public func handle(_ input: Input, now: TransportTime) -> Output {
+        out = Output()
+        switch input {
+        case .command(let command): apply(command, now: now)
+        case .datagram(let from, let to, let bytes):
+            packetsReceived += 1
+            bytesReceived += UInt64(bytes.count)
+            feedTransport(.datagram(from: from, to: to, bytes: bytes), now: now)
+        case .timeout: break
+        }
+        service(now: now)
+        out.deadline = state == .closed ? nil
+            : [transportDeadline, maintenanceAt, audioPullAt, videoReceive?.nextDeadline()].compactMap { $0 }.min()
+        defer { out = Output() }
+        return out
+    }
+
+    // MARK: commands
+
+    private func apply(_ command: Command, now: TransportTime) {
+        switch command {
+        case .createOffer:
+            guard role == nil else { return warn("createOffer: this connection already has a role (\(role!))") }
+            role = .offerer
+            startTransport(role: .controlling, now: now)
+            let offer = SessionDescription.makeOffer(sessionID: sessionID, transport: localTransport, audio: audioTrack,
+                                                     video: videoTrack)
+            localDescription = offer
+            announce(offer)
+        case .applyRemoteOffer(let offer):
+            guard role == nil else { return warn("remote offer: this connection is already the \(role!)") }
+            role = .answerer
+            // RFC 8445 §6.1.1: a lite peer is always controlled, so the full agent controls even when it answers.
+            startTransport(role: offer.iceLite ? .controlling : .controlled, now: now)
+            let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, audio: audioTrack, video: videoTrack)
+            localDescription = answer
+            negotiate(ours: answer, theirs: offer)
+            announce(answer)
+            // RFC 8842 §5.3: the answerer's setup attribute decides; ours is `active` (client) unless the offer forced otherwise.
+            let setup = answer.media.first { !$0.isRejected }?.setup ?? .active
+            applyRemote(offer, localRole: DtlsEndpoint.Role(setup: setup) ?? .client, now: now)
+        case .applyRemoteAnswer(let answer):
+            guard role == .offerer, remoteDescription == nil, let offer = localDescription else {
+                return warn("remote answer without a pending local offer")
+            }
+            negotiate(ours: offer, theirs: answer)
+            // RFC 5763 §5: the answer's `active` makes us the server; `passive` makes us the client.
+            let remoteSetup = answer.media.first { !$0.isRejected }?.setup ?? answer.setup(mediaIndex: 0) ?? .active
+            applyRemote(answer, localRole: remoteSetup == .passive ? .client : .server, now: now)
+        case .addRemoteCandidate(let candidate):
+            if remoteDescription == nil { pendingRemoteCandidates.append(candidate) } else { addRemote(candidate, now: now) }
+        case .sendVideo(let frame):
+            guard transport?.isSecure == true, video?.send == true, videoSend != nil else { return }
+            // The shared encoder may still emit delta frames made before this peer connected: they cannot be decoded
+            // without the keyframe they refer to, so the peer's stream starts at a keyframe (asked for on connect).
+            if !sentKeyframe && !frame.isKeyframe { return }
+            sentKeyframe = true
+            for packet in videoSend!.send(frame, now: now) { sendRTP(packet, now: now) }
+        case .sendAudio(let packet, let isDTX):
+            guard transport?.isSecure == true, audio?.send == true, audioSend != nil else { return }
+            if let rtp = audioSend!.send(opusPacket: packet, isDTX: isDTX, now: now) { sendRTP(rtp, now: now) }
+        case .decodeFailed:
+            videoReceive?.decodeFailed()
+        case .close:
+            shutDown(now: now, cause: "closed locally")
+        }
+    }
+
+    /// Stops ICE (and DTLS, which sends close_notify) and every timer.
+    private func shutDown(now: TransportTime, cause: String) {
+        guard state != .closed else { return }
+        setState(.closed, cause: cause)
+        if transport != nil { feedTransport(.command(.close), now: now) }
+        audioPullAt = nil
+        maintenanceAt = nil
+        transportDeadline = nil
+    }
+
+    private var audioTrack: LocalTrack? {
+        configuration.sendAudio ? LocalTrack(kind: .audio, streamID: configuration.streamID, trackID: configuration.streamID + "-audio",
+                                             ssrc: configuration.audioSSRC, cname: configuration.cname) : nil
+    }
+
+    private var videoTrack: LocalTrack? {
+        configuration.sendVideo ? LocalTrack(kind: .video, streamID: configuration.streamID, trackID: configuration.streamID + "-video",
+                                             ssrc: configuration.videoSSRC, cname: configuration.cname) : nil
+    }
+
+    private var localTransport: LocalTransportParameters {
+        // Candidates go in the SDP and are trickled as well; no end-of-candidates, so a peer that takes trickled
+        // candidates (aiortc refuses them after end-of-candidates) keeps accepting them. Duplicates are ignored by
+        // both sides (RFC 8838 §11: a duplicate candidate is discarded).
+        LocalTransportParameters(iceUfrag: transport!.ice.localCredentials.ufrag, icePwd: transport!.ice.localCredentials.pwd,
+                                 fingerprint: certificate.fingerprint,
+                                 candidates: configuration.candidatesInDescription ? gathered : [], endOfCandidates: false)
+    }
+
+    private func startTransport(role iceRole: IceRole, now: TransportTime) {
+        transport = TransportSession(ice: .random(role: iceRole), certificate: certificate, srtpProfiles: configuration.srtpProfiles)
+        describing = true
+        for host in configuration.localHosts { feedTransport(.command(.addLocalHost(host)), now: now) }
+        setState(.connecting, cause: "\(iceRole == .controlling ? "offer created" : "remote offer applied")")
+    }
+
+    /// The description first, then its candidates for trickling (they are in the SDP too).
+    private func announce(_ description: SessionDescription) {
+        out.events.append(.localDescription(description))
+        describing = false
+        let section = description.media.firstIndex { !$0.isRejected } ?? 0
+        let mid = description.media[section].mid?.rawValue ?? "0"
+        for c in gathered { out.events.append(.localCandidate(TrickleCandidate(candidate: c, mid: mid, mLineIndex: section))) }
+    }
+
+    /// Reads payload types, directions and MID extension ids of both sections from the negotiated pair:
+    /// `ours` is our description (offer or answer), `theirs` the peer's. RFC 3264 §6.1: we send on a section when
+    /// our direction sends and theirs receives; payload types and extension ids are those of the answer.
+    private func negotiate(ours: SessionDescription, theirs: SessionDescription) {
+        let answer = role == .offerer ? theirs : ours
+        for (index, section) in ours.media.enumerated() where !section.isRejected {
+            guard let mid = section.mid?.rawValue,
+                  let remoteSection = theirs.media.first(where: { $0.mid?.rawValue == mid }), !remoteSection.isRejected,
+                  let answered = answer.media.first(where: { $0.mid?.rawValue == mid }),
+                  let pt = answered.payloadTypes.first else { continue }
+            let mine = section.direction ?? .sendrecv, peer = remoteSection.direction ?? .sendrecv
+            let n = Negotiated(payloadType: pt, mid: mid, mLineIndex: index,
+                               send: mine.sends && peer.receives, receive: mine.receives && peer.sends,
+                               midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.map { UInt8($0.id) })
+            switch section.kind {
+            case "audio": audio = n
+            case "video": video = n
+            default: break
+            }
+        }
+        // Route by what the remote side sends: its MID extension id, its announced SSRCs, the negotiated PTs.
+        let remoteSections = theirs.media
+        var ids: [String: UInt8] = [:]
+        if let id = (audio ?? video)?.midExtensionID { ids[Extmap.midURI] = id }
+        router = RTPStreamRouter(extensions: RTPHeaderExtensionMap(ids: ids))
+        for n in [audio, video].compactMap({ $0 }) where n.receive {
+            router.expect(payloadTypes: [n.payloadType], mid: Mid(rawValue: n.mid))
+            let section = remoteSections.first { $0.mid?.rawValue == n.mid }
+            // With an SSRC group (e.g. FID for RTX) the first SSRC is the media one (RFC 5576 §4.2).
+            if let ssrc = section?.ssrcGroups.first?.ssrcs.first ?? section?.ssrcs.first?.ssrc {
+                router.expect(ssrc: ssrc, mid: Mid(rawValue: n.mid))
+            }
+        }
+        if let video, video.send {
+            var c = VideoSendStream.Configuration(ssrc: configuration.videoSSRC, payloadType: video.payloadType, cname: configuration.cname)
+            c.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
+            c.headerExtensions = midExtension(video)
+            videoSend = VideoSendStream(configuration: c)
+        }
+        if let audio, audio.send {
+            var s = AudioSendStream(ssrc: configuration.audioSSRC, payloadType: audio.payloadType, cname: configuration.cname,
+                                    initialSequenceNumber: UInt16.random(in: 0...0x7FFF))
+            s.headerExtensions = midExtension(audio)
+            audioSend = s
+        }
+    }
+
+    /// RFC 8843 §15.1: the MID header extension lets the peer route packets before it has learned the SSRCs.
+    private func midExtension(_ n: Negotiated) -> RTPHeaderExtensions? {
+        guard let id = n.midExtensionID, id >= 1, id <= 14 else { return nil }
+        return .elements([RTPHeaderExtensionElement(id: id, data: Array(n.mid.utf8))])
+    }
+
+    private func applyRemote(_ remote: SessionDescription, localRole: DtlsEndpoint.Role, now: TransportTime) {
+        let index = remote.media.firstIndex { !$0.isRejected } ?? 0
+        guard let credentials = remote.iceCredentials(mediaIndex: index), let fingerprint = remote.fingerprint(mediaIndex: index) else {
+            dtlsError = "remote description lacks ICE credentials or a fingerprint"
+            setState(.failed, cause: dtlsError!)
+            return
+        }
+        remoteDescription = remote
+        dtlsRole = localRole
+        feedTransport(.command(.setRemote(.init(credentials: IceCredentials(ufrag: credentials.ufrag, pwd: credentials.pwd),
+                                                fingerprint: fingerprint, localDtlsRole: localRole))), now: now)
+        for c in remote.allCandidates + pendingRemoteCandidates { addRemote(c, now: now) }
+        pendingRemoteCandidates = []
+        maintenanceAt = now + Self.maintenanceInterval
+    }
+
+    private func addRemote(_ candidate: IceCandidate, now: TransportTime) {
+        // Chrome's `<uuid>.local` names are not resolved: peer-reflexive candidates cover them (webrtc-interop.md §1).
+        guard let ip = candidate.address.ip, candidate.transport == "udp", candidate.component == 1,
+              configuration.acceptRemoteAddress(ip), let address = candidate.transportAddress,
+              remoteCandidateAddresses.insert(address).inserted else { return }
+        feedTransport(.command(.addRemoteCandidate(candidate)), now: now)
+    }
+
+    private func warn(_ text: String) { out.events.append(.warning(text)) }
+
+    // MARK: transport
+
+    private func feedTransport(_ input: TransportSession.Input, now: TransportTime) {
+        guard let transport else { return }
+        let o = transport.handle(input, now: now)
+        transportDeadline = o.deadline
+        for t in o.transmits {
+            packetsSent += 1
+            bytesSent += UInt64(t.bytes.count)
+        }
+        out.transmits += o.transmits
+        for event in o.events { take(event, now: now) }
+    }
+
+    private func take(_ event: TransportSession.Event, now: TransportTime) {
+        switch event {
+        case .ice(.candidateGathered(let c)):
+            gathered.append(c)
+            if !describing, let description = localDescription {
+                let section = description.media.firstIndex { !$0.isRejected } ?? 0
+                out.events.append(.localCandidate(TrickleCandidate(candidate: c, mid: description.media[section].mid?.rawValue ?? "0",
+                                                                   mLineIndex: section)))
+            }
+        case .ice(.stateChanged(let s)):
+            iceState = s
+            updateState(cause: "ICE \(s.rawValue)")
+        case .ice(.selectedPairChanged(let pair)):
+            selectedPair = pair
+            out.events.append(.selectedPair(pair))
+        case .ice(.roleChanged): break
+        case .dtlsConnected(let profile):
+            srtpProfile = profile
+            out.events.append(.dtlsConnected(profile))
+            // The peer's decoder needs a keyframe first: start with one rather than wait for its PLI.
+            out.events.append(.keyframeRequested)
+            updateState(cause: "DTLS connected (\(profile))")
+        case .failed(.dtlsFailed(Self.peerClosedDTLS)):
+            // A close_notify is the peer hanging up, not a failure (RFC 5246 §7.2.1).
+            shutDown(now: now, cause: "the peer closed the DTLS association")
+        case .failed(let error):
+            dtlsError = error.description
+            updateState(cause: error.description)
+        case .rtp(let bytes): receiveRTP(bytes, now: now)
+        case .rtcp(let bytes): receiveRTCP(bytes, now: now)
+        }
+    }
+
+    /// W3C webrtc-pc §4.3.3: the aggregate of the ICE and DTLS transport states.
+    private func updateState(cause: String) {
+        guard state != .closed else { return }
+        let next: PeerConnectionState
+        if dtlsError != nil || iceState == .failed {
+            next = .failed
+        } else if iceState == .disconnected {
+            next = .disconnected
+        } else if (iceState == .connected || iceState == .completed) && srtpProfile != nil {
+            next = .connected
+        } else if iceState == .new && transport == nil {
+            next = .new
+        } else {
+            next = .connecting
+        }
+        setState(next, cause: cause)
+    }
+
+    private func setState(_ next: PeerConnectionState, cause: String) {
+        guard next != state else { return }
+        state = next
+        out.events.append(.stateChanged(next, cause: cause))
+    }
+
+    private func sendRTP(_ packet: [UInt8], now: TransportTime) {
+        feedTransport(.command(.sendRTP(packet)), now: now)
+    }
+
+    private func sendRTCP(_ packet: [UInt8], now: TransportTime) {
+        feedTransport(.command(.sendRTCP(packet)), now: now)
+    }
+
+    // MARK: media in
+
+    private func receiveRTP(_ bytes: [UInt8], now: TransportTime) {
+        guard let packet = try? RTPPacket.parse(bytes), let mid = router.route(packet)?.rawValue else { return }
+        if let video, video.receive, mid == video.mid, packet.payloadType == video.payloadType {
+            if videoReceive == nil {
+                videoReceive = VideoReceiveStream(configuration: .init(localSSRC: configuration.videoSSRC, remoteSSRC: packet.ssrc,
+                                                                       cname: configuration.cname))
+            }
+            videoPacketsReceived += 1
+            videoReceive!.receive(packet, size: bytes.count, now: now)
+            pollVideo(now: now)
+        } else if let audio, audio.receive, mid == audio.mid, packet.payloadType == audio.payloadType {
+            if audioReceive == nil {
+                audioReceive = AudioReceiveStream(localSSRC: configuration.audioSSRC, remoteSSRC: packet.ssrc, cname: configuration.cname)
+                audioPullAt = now + Self.audioSlot
+            }
+            audioPacketsReceived += 1
+            audioReceive!.receive(packet, size: bytes.count, now: now)
+        }
+    }
+
+    private func receiveRTCP(_ bytes: [UInt8], now: TransportTime) {
+        guard let packets = try? RTCPPacket.parseCompound(bytes) else { return }
+        if videoSend != nil {
+            for resend in videoSend!.handleRTCP(packets, now: now) { sendRTP(resend, now: now) }
+            if videoSend!.takeKeyframeRequest(now: now) { out.events.append(.keyframeRequested) }
+            if let rtt = videoSend!.statistics.roundTripTime { videoReceive?.roundTripTime = rtt }
+        }
+        audioSend?.handleRTCP(packets, now: now)
+        videoReceive?.handleRTCP(packets, now: now)
+        audioReceive?.handleRTCP(packets, now: now)
+    }
+
+    private func pollVideo(now: TransportTime) {
+        guard videoReceive != nil else { return }
+        let polled = videoReceive!.poll(now: now)
+        for f in polled.frames {
+            out.events.append(.videoFrame(ReceivedVideoFrame(data: f.data, isKeyframe: f.isKeyframe, rtpTimestamp: f.rtpTimestamp)))
+        }
+        for p in polled.rtcp { sendRTCP(p, now: now) }
+    }
+
+    /// Timers: the transport's, RTCP reports, the video buffer, the 20 ms audio playout clock.
+    private func service(now: TransportTime) {
+        guard state != .closed else { return }
+        if let t = transportDeadline, t <= now { feedTransport(.timeout, now: now) }
+        // The maintenance timer runs from the remote description on, before SRTP too, so it never stays in the past.
+        let reportsDue = maintenanceAt.map { $0 <= now } ?? false
+        if reportsDue { maintenanceAt = now + Self.maintenanceInterval }
+        serviceMedia(now: now, reports: reportsDue)
+    }
+
+    private func serviceMedia(now: TransportTime, reports: Bool) {
+        guard transport?.isSecure == true else { return }
+        if reports {
+            if videoSend != nil, let sr = videoSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
+            if audioSend != nil, let sr = audioSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
+            if audioReceive != nil, let rr = audioReceive!.pollReport(now: now) { sendRTCP(rr, now: now) }
+        }
+        if let due = videoReceive?.nextDeadline(), due <= now { pollVideo(now: now) }
+        if var pullAt = audioPullAt, audioReceive != nil {
+            // After a stall (a busy machine), do not play a burst of catch-up slots: resume from now.
+            if now - pullAt > .milliseconds(200) { pullAt = now }
+            while pullAt <= now {
+                out.events.append(.audio(audioReceive!.pull(now: now)))
+                pullAt = pullAt + Self.audioSlot
+            }
+            audioPullAt = pullAt
+        }
+    }
+
+    /// What the peer's feedback (REMB, RR loss) allows for our video, bits per second; nil before video is negotiated.
+    public var targetVideoBitrate: Int? { videoSend?.targetBitrate }
+
+    /// The timers behind `Output.deadline`, for diagnostics.
+    public var debugDeadlines: String {
+        "transport \(String(describing: transportDeadline)) maintenance \(String(describing: maintenanceAt)) "
+            + "audio \(String(describing: audioPullAt)) video \(String(describing: videoReceive?.nextDeadline()))"
+    }
+
+    // MARK: stats
+
+    public func stats(now: TransportTime) -> Stats {
+        var s = Stats(state: state, iceState: iceState.rawValue)
+        if let p = selectedPair { s.selectedPair = "\(p.localBase) -> \(p.remoteAddress) (\(p.local.kind.rawValue)/\(p.remote.kind.rawValue))" }
+        s.dtlsRole = dtlsRole.map { $0 == .client ? "client" : "server" }
+        s.srtpProfile = srtpProfile.map { "\($0)" }
+        s.packetsSent = packetsSent
+        s.bytesSent = bytesSent
+        s.packetsReceived = packetsReceived
+        s.bytesReceived = bytesReceived
+        s.videoPacketsReceived = videoPacketsReceived
+        s.audioPacketsReceived = audioPacketsReceived
+        s.srtpRejected = transport?.rejectedPackets ?? 0
+        s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
+        if videoSend != nil {
+            let v = videoSend!.snapshot(now: now)
+            s.videoPacketsSent = UInt64(v.packetsSent)
+            s.roundTripTimeMs = v.roundTripTime.map { Double($0.nanoseconds) / 1e6 }
+            s.remoteReportedLoss = v.remoteFractionLost
+            s.keyframeRequestsReceived = v.keyframeRequests
+        }
+        if let a = audioSend { s.audioPacketsSent = UInt64(a.statistics.packetsSent) }
+        if let r = videoReceive?.statistics {
+            s.receiveLoss = r.expected == 0 ? 0 : max(0, Double(r.cumulativeLost) / Double(r.expected))
+        }
+        if videoReceive != nil {
+            let v = videoReceive!.snapshot(now: now)
+            s.nacksSent = v.nacksSent
+            s.plisSent = v.plisSent
+        }
+        return s
+    }
+}
+
+extension MediaDirection {
+    var sends: Bool { self == .sendrecv || self == .sendonly }
+    var receives: Bool { self == .sendrecv || self == .recvonly }
+}

@@ -1,0 +1,133 @@
+/// The sans-IO surface of `PeerConnection`: what goes in, what comes out.
+
+/// The W3C `RTCPeerConnectionState` (webrtc-pc §4.3.3), derived from ICE and DTLS.
+public enum PeerConnectionState: String, Sendable, Codable {
+    case new, connecting, connected, disconnected, failed, closed
+}
+
+/// Which side of offer/answer this connection is on (SkyRTC: the newcomer offers, skyrtc-protocol.md §5).
+public enum SignalingRole: String, Sendable, Codable {
+    case offerer, answerer
+}
+
+/// A complete VP8 frame reassembled from RTP, ready for the decoder.
+public struct ReceivedVideoFrame: Sendable, Equatable {
+    public var data: [UInt8]
+    public var isKeyframe: Bool
+    public var rtpTimestamp: UInt32
+}
+
+/// A local candidate to trickle, with the section it belongs to (RFC 8840 §4: sdpMid / sdpMLineIndex).
+public struct TrickleCandidate: Sendable, Equatable {
+    public var candidate: IceCandidate
+    public var mid: String
+    public var mLineIndex: Int
+    /// The `candidate:...` text a signaling message carries (no `a=` prefix; `sdpValue` starts with `candidate:`).
+    public var sdpLine: String { candidate.sdpValue }
+}
+
+extension PeerConnection {
+    public struct Configuration: Sendable {
+        /// Host addresses the driver bound sockets to; each becomes a host candidate.
+        public var localHosts: [TransportAddress]
+        public var audioSSRC: SSRC
+        public var videoSSRC: SSRC
+        public var cname: String
+        public var streamID: String
+        /// Whether we send each kind (video off at the start still negotiates sendrecv so it can come back).
+        public var sendAudio = true
+        public var sendVideo = true
+        public var srtpProfiles: [SrtpProfile] = [.aeadAes128Gcm, .aes128CmHmacSha1_80]
+        /// Put gathered candidates in the SDP as well as trickling them (false: trickle only, RFC 8838).
+        public var candidatesInDescription = true
+        /// Remote candidates are used only if this says yes (e.g. loopback-only tests never contact other addresses).
+        public var acceptRemoteAddress: @Sendable (IPAddress) -> Bool = { _ in true }
+
+        public init(localHosts: [TransportAddress], audioSSRC: SSRC, videoSSRC: SSRC, cname: String, streamID: String) {
+            self.localHosts = localHosts
+            self.audioSSRC = audioSSRC
+            self.videoSSRC = videoSSRC
+            self.cname = cname
+            self.streamID = streamID
+        }
+
+        /// Random SSRCs and names.
+        public static func random(localHosts: [TransportAddress]) -> Configuration {
+            var rng = SystemRandomNumberGenerator()
+            let tag = String(rng.next() as UInt32, radix: 16)
+            return Configuration(localHosts: localHosts, audioSSRC: SSRC(rng.next() as UInt32 | 1),
+                                 videoSSRC: SSRC(rng.next() as UInt32 | 2), cname: "conftui-" + tag, streamID: "conftui-" + tag)
+        }
+    }
+
+    public enum Command: Sendable {
+        /// Creates the offer (we become ICE controlling, `a=setup:actpass`); emits `.localDescription`.
+        case createOffer
+        /// Applies the peer's offer and answers it (ICE controlled, `a=setup:active` → DTLS client); emits `.localDescription`.
+        case applyRemoteOffer(SessionDescription)
+        case applyRemoteAnswer(SessionDescription)
+        /// A trickled candidate; buffered until the remote description is set. `.local` names are ignored.
+        case addRemoteCandidate(IceCandidate)
+        case sendVideo(EncodedVideoFrame)
+        case sendAudio(packet: [UInt8], isDTX: Bool)
+        /// The decoder refused a frame: wait for a keyframe and ask for one (PLI, webrtc-interop.md §7).
+        case decodeFailed
+        case close
+    }
+
+    public enum Input: Sendable {
+        case datagram(from: TransportAddress, to: TransportAddress, bytes: [UInt8])
+        case timeout
+        case command(Command)
+    }
+
+    public enum Event: Sendable {
+        case localDescription(SessionDescription)
+        case localCandidate(TrickleCandidate)
+        case stateChanged(PeerConnectionState, cause: String)
+        case selectedPair(SelectedPair)
+        case dtlsConnected(SrtpProfile)
+        case videoFrame(ReceivedVideoFrame)
+        /// One 20 ms audio playout slot: decode, recover, conceal or silence.
+        case audio(AudioJitterBuffer.Pull)
+        /// The peer asked for a keyframe (PLI/FIR, coalesced), or the connection just came up.
+        case keyframeRequested
+        /// Something was wrong with a signalled input (bad SDP, missing fingerprint); the connection goes on or fails.
+        case warning(String)
+    }
+
+    public struct Output: Sendable {
+        public var transmits: [Transmit] = []
+        public var events: [Event] = []
+        public var deadline: TransportTime?
+    }
+
+    /// Transport and RTP figures of one connection (the decoders' figures are the driver's).
+    public struct Stats: Sendable, Codable, Equatable {
+        public var state: PeerConnectionState
+        public var iceState: String
+        public var selectedPair: String?
+        public var dtlsRole: String?
+        public var srtpProfile: String?
+        public var packetsSent: UInt64 = 0
+        public var bytesSent: UInt64 = 0
+        public var packetsReceived: UInt64 = 0
+        public var bytesReceived: UInt64 = 0
+        public var videoPacketsReceived: UInt64 = 0
+        public var audioPacketsReceived: UInt64 = 0
+        public var videoPacketsSent: UInt64 = 0
+        public var audioPacketsSent: UInt64 = 0
+        /// From RTCP (RFC 3550 §6.4.1 LSR/DLSR of the peer's reports on our video).
+        public var roundTripTimeMs: Double?
+        /// From ICE consent/connectivity checks on the selected pair (works before and without RTCP reports).
+        public var iceRoundTripTimeMs: Double?
+        /// Loss of the peer's video to us since the start, 0...1.
+        public var receiveLoss: Double = 0
+        /// What the peer last reported about our video, 0...1.
+        public var remoteReportedLoss: Double = 0
+        public var nacksSent = 0
+        public var plisSent = 0
+        public var keyframeRequestsReceived = 0
+        public var srtpRejected = 0
+    }
+}

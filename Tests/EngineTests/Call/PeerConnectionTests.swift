@@ -1,0 +1,323 @@
+import Testing
+@testable import Engine
+
+/// Two sans-IO `PeerConnection`s on a virtual clock through the seeded `VirtualNetwork`, with real VP8 and Opus:
+/// offer/answer, trickle buffering, connection states, media content at the receiver, keyframe requests, loss.
+final class PeerPairHarness {
+    let a: PeerConnection   // offerer
+    let b: PeerConnection   // answerer
+    let addressA = TransportAddress("10.0.0.1:5000")!
+    let addressB = TransportAddress("10.0.0.2:6000")!
+    var network: VirtualNetwork
+    var now = TransportTime.zero
+    var deadlines: [String: TransportTime] = [:]
+    var events: [String: [PeerConnection.Event]] = ["A": [], "B": []]
+    var trickled: [String: [TrickleCandidate]] = ["A": [], "B": []]
+    /// What B decodes from A.
+    let mediaAtB: RemoteMedia
+    let mediaAtA: RemoteMedia
+    /// Whether signalled descriptions keep their candidates (false: only trickle carries them).
+    var candidatesInSDP = true
+
+    init(seed: UInt64, configureB: (inout PeerConnection.Configuration) -> Void = { _ in }) throws {
+        a = try PeerConnection(configuration: .random(localHosts: [addressA]))
+        var configurationB = PeerConnection.Configuration.random(localHosts: [addressB])
+        configureB(&configurationB)
+        b = try PeerConnection(configuration: configurationB)
+        network = VirtualNetwork(seed: seed)
+        mediaAtB = try RemoteMedia()
+        mediaAtA = try RemoteMedia()
+    }
+
+    func connection(_ name: String) -> PeerConnection { name == "A" ? a : b }
+
+    @discardableResult
+    func feed(_ name: String, _ input: PeerConnection.Input) -> PeerConnection.Output {
+        let out = connection(name).handle(input, now: now)
+        for t in out.transmits { network.send(t, now: now) }
+        deadlines[name] = out.deadline
+        events[name]! += out.events
+        for e in out.events {
+            switch e {
+            case .localCandidate(let c): trickled[name]!.append(c)
+            case .videoFrame(let f):
+                let media = name == "B" ? mediaAtB : mediaAtA
+                if !media.decode(f, now: now.seconds, wallMillis: UInt32(now.nanoseconds / 1_000_000)) { feed(name, .command(.decodeFailed)) }
+            case .audio(let pull): (name == "B" ? mediaAtB : mediaAtA).play(pull)
+            default: break
+            }
+        }
+        return out
+    }
+
+    func description(_ name: String) -> SessionDescription? {
+        for case .localDescription(let sd) in events[name]!.reversed() {
+            guard !candidatesInSDP else { return sd }
+            var stripped = sd
+            for i in stripped.media.indices { stripped.media[i].candidates = [] }
+            return stripped
+        }
+        return nil
+    }
+
+    /// A offers, B answers; candidates trickle after each description, as a SkyRTC client does.
+    func negotiate() throws {
+        feed("A", .command(.createOffer))
+        let offer = try #require(description("A"))
+        feed("B", .command(.applyRemoteOffer(try SessionDescription(parsing: offer.sdpText))))
+        for c in trickled["A"]! { feed("B", .command(.addRemoteCandidate(c.candidate))) }
+        let answer = try #require(description("B"))
+        feed("A", .command(.applyRemoteAnswer(try SessionDescription(parsing: answer.sdpText))))
+        for c in trickled["B"]! { feed("A", .command(.addRemoteCandidate(c.candidate))) }
+    }
+
+    /// Advances virtual time; `tick` runs every 20 ms of it (media pacing).
+    @discardableResult
+    func run(for limit: Duration, tick: ((TransportTime) -> Void)? = nil, until: () -> Bool = { false }) -> Bool {
+        let end = now + limit
+        var nextTick = now
+        var steps = 0
+        while !until() {
+            steps += 1
+            precondition(steps < 200_000, "harness did not settle at \(now): \(deadlines) \(String(describing: network.nextDelivery)) \(a.debugDeadlines) \(b.debugDeadlines)")
+            let candidates = [network.nextDelivery, deadlines["A"], deadlines["B"], tick == nil ? nil : nextTick].compactMap { $0 }
+            guard let next = candidates.min(), next <= end else { now = end; return until() }
+            now = max(now, next)
+            if let tick, now >= nextTick {
+                tick(now)
+                nextTick = now + .milliseconds(20)
+            }
+            for t in network.due(at: now) {
+                let receiver = t.to == addressA ? "A" : t.to == addressB ? "B" : nil
+                if let receiver { feed(receiver, .datagram(from: t.from, to: t.to, bytes: t.bytes)) }
+            }
+            for name in ["A", "B"] where deadlines[name].map({ $0 <= now }) ?? false {
+                deadlines[name] = nil
+                feed(name, .timeout)
+            }
+        }
+        return true
+    }
+
+    func states(_ name: String) -> [PeerConnectionState] {
+        events[name]!.compactMap { if case .stateChanged(let s, _) = $0 { s } else { nil } }
+    }
+
+    func count(_ name: String, where match: (PeerConnection.Event) -> Bool) -> Int { events[name]!.filter(match).count }
+}
+
+/// A's media: the test card through one VP8 encoder (15 fps) and a 440 Hz tone through Opus every 20 ms, on the
+/// virtual clock. Keyframe requests from A's connection force the next frame to be a keyframe.
+final class VirtualSender {
+    let encoder: VP8Encoder
+    let opus: OpusEncoder
+    let card: TestCardSource
+    var tone = ToneSource(frequency: 440)
+    var muted = false
+    var slots = 0
+    var keyframesSent = 0
+    var clock: Double = 0
+
+    init() throws {
+        encoder = try VP8Encoder(width: 320, height: 240)
+        opus = try OpusEncoder()
+        final class Clock: @unchecked Sendable { var value = 0.0 }   // read only from the test's one thread
+        let box = Clock()
+        card = try TestCardSource(participant: 5, clock: { box.value })
+        clockBox = { box.value = $0 }
+    }
+    private let clockBox: (Double) -> Void
+
+    func tick(_ h: PeerPairHarness, at now: TransportTime) throws {
+        let wantsKeyframe = h.events["A"]!.contains { if case .keyframeRequested = $0 { true } else { false } }
+        let frame = tone.nextFrame()
+        let (packet, dtx) = try opus.encode(muted ? .silence : frame)
+        h.feed("A", .command(.sendAudio(packet: packet, isDTX: dtx)))
+        slots += 1
+        // 15 fps out of 50 audio slots per second: a frame on slots 0, 3, 7, 10, 13, 17, ...
+        if (slots * 15) / 50 != ((slots - 1) * 15) / 50 {
+            clockBox(now.seconds)
+            let force = wantsKeyframe && pendingKeyframe(h)
+            if let picture = try card.nextFrame(), let encoded = try encoder.encode(picture, forceKeyframe: force) {
+                if encoded.isKeyframe { keyframesSent += 1 }
+                h.feed("A", .command(.sendVideo(encoded)))
+            }
+        }
+    }
+
+    private var requestsSeen = 0
+    /// True once per new `.keyframeRequested` event of A.
+    private func pendingKeyframe(_ h: PeerPairHarness) -> Bool {
+        let requests = h.count("A") { if case .keyframeRequested = $0 { true } else { false } }
+        defer { requestsSeen = requests }
+        return requests > requestsSeen
+    }
+}
+
+@Suite struct PeerConnectionTests {
+    @Test(.timeLimit(.minutes(1)))
+    func offerAnswerConnectsAndCarriesTheCardAndTheTone() throws {
+        let h = try PeerPairHarness(seed: 7)
+        try h.negotiate()
+        #expect(h.a.role == .offerer && h.b.role == .answerer)
+        // JSEP: the answer keeps our VP8 feedback and BUNDLE; DTLS roles follow a=setup (answerer active → client).
+        let answer = try #require(h.description("B"))
+        #expect(answer.media.count == 2 && answer.bundleGroup?.mids.count == 2)
+        #expect(Set(answer.media[1].rtcpFeedback.map(\.value)).isSuperset(of: ["nack", "nack pli", "ccm fir"]))
+        #expect(answer.media.allSatisfy { $0.setup == .active && !$0.msids.isEmpty })
+        #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
+        #expect(h.a.dtlsRole == .server && h.b.dtlsRole == .client)
+        #expect(h.states("A") == [.connecting, .connected] && h.states("B") == [.connecting, .connected])
+        let sender = try VirtualSender()
+        h.run(for: .seconds(3), tick: { now in _ = try? sender.tick(h, at: now) })
+        let video = h.mediaAtB.video
+        #expect(video.framesDecoded >= 40, "\(video)")
+        #expect(video.width == 320 && video.height == 240)
+        let card = try #require(video.testCard)
+        #expect(card.participant == 5 && card.count >= 40 && card.last > card.first)
+        #expect(video.freezes == 0 && video.decodeFailures == 0)
+        let heard = try #require(AudioAnalysis.dominantFrequency(h.mediaAtB.recentSamples))
+        #expect(abs(heard - 440) < 5)
+        let stats = h.b.stats(now: h.now)
+        #expect(stats.videoPacketsReceived > 40 && stats.audioPacketsReceived > 100 && stats.srtpRejected == 0)
+        // The first frame the receiver could decode was a keyframe sent because the connection came up.
+        #expect(h.count("A") { if case .keyframeRequested = $0 { true } else { false } } >= 1)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func trickledCandidatesAreBufferedUntilTheRemoteDescriptionAndMdnsIsIgnored() throws {
+        let h = try PeerPairHarness(seed: 11)
+        h.candidatesInSDP = false
+        h.feed("A", .command(.createOffer))
+        // Trickle reaches B before the offer (possible across two signaling paths): B must keep it.
+        let mdns = try IceCandidate(parsing: "candidate:1 1 udp 2122260223 3f2a0b4c-1111-2222-3333-444455556666.local 50000 typ host")
+        h.feed("B", .command(.addRemoteCandidate(mdns)))
+        for c in h.trickled["A"]! { h.feed("B", .command(.addRemoteCandidate(c.candidate))) }
+        h.feed("B", .command(.applyRemoteOffer(try #require(h.description("A")))))
+        #expect(h.description("A")?.allCandidates.isEmpty == true)
+        h.feed("A", .command(.applyRemoteAnswer(try #require(h.description("B")))))
+        for c in h.trickled["B"]! { h.feed("A", .command(.addRemoteCandidate(c.candidate))) }
+        #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
+        #expect(h.b.transport?.ice.remoteCandidates.allSatisfy { $0.address.ip != nil } == true)
+        #expect(h.trickled["A"]!.allSatisfy { $0.mid == "0" && $0.mLineIndex == 0 && $0.sdpLine.hasPrefix("candidate:")
+                && !$0.sdpLine.hasPrefix("candidate:candidate:") })
+        // What signaling carries parses back to the same candidate.
+        for c in h.trickled["A"]! { #expect(try IceCandidate(parsing: c.sdpLine) == c.candidate) }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func decodeFailureSendsPliAndTheSenderIsAskedForAKeyframe() throws {
+        let h = try PeerPairHarness(seed: 13)
+        try h.negotiate()
+        #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
+        let sender = try VirtualSender()
+        h.run(for: .seconds(1), tick: { now in _ = try? sender.tick(h, at: now) })
+        let requestsBefore = h.count("A") { if case .keyframeRequested = $0 { true } else { false } }
+        let keyframesBefore = sender.keyframesSent
+        h.feed("B", .command(.decodeFailed))
+        h.run(for: .seconds(1), tick: { now in _ = try? sender.tick(h, at: now) })
+        #expect(h.b.stats(now: h.now).plisSent >= 1)
+        #expect(h.count("A") { if case .keyframeRequested = $0 { true } else { false } } > requestsBefore)
+        #expect(sender.keyframesSent > keyframesBefore)
+        #expect(h.a.stats(now: h.now).keyframeRequestsReceived >= 1)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func fivePercentLossIsRepairedByNack() throws {
+        let h = try PeerPairHarness(seed: 17)
+        try h.negotiate()
+        #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
+        h.network.loss = 0.05
+        h.network.delay = .milliseconds(30)
+        let sender = try VirtualSender()
+        h.run(for: .seconds(4), tick: { now in _ = try? sender.tick(h, at: now) })
+        let video = h.mediaAtB.video
+        let stats = h.b.stats(now: h.now)
+        #expect(stats.nacksSent > 0, "losses were noticed")
+        #expect(video.framesDecoded >= 50, "\(video) \(stats)")
+        #expect(AudioAnalysis.dominantFrequency(h.mediaAtB.recentSamples).map { abs($0 - 440) < 10 } == true)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func mutedSenderIsSilenceAndCloseEndsBothSides() throws {
+        let h = try PeerPairHarness(seed: 19)
+        try h.negotiate()
+        #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
+        let sender = try VirtualSender()
+        h.run(for: .seconds(1), tick: { now in _ = try? sender.tick(h, at: now) })
+        #expect(AudioAnalysis.rmsLevel(h.mediaAtB.recentSamples) > 0.05)
+        sender.muted = true
+        h.run(for: .seconds(1), tick: { now in _ = try? sender.tick(h, at: now) })
+        #expect(AudioAnalysis.rmsLevel(h.mediaAtB.recentSamples) < 0.01)
+        h.feed("A", .command(.close))
+        h.run(for: .seconds(1))
+        #expect(h.a.state == .closed && h.b.state == .closed)
+    }
+
+    @Test func answersChromesOfferWithItsPayloadTypesAndUsableCandidatesOnly() throws {
+        let pc = try PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:5000")!]))
+        let out = pc.handle(.command(.applyRemoteOffer(try SessionDescription(parsing: SdpFixtures.chromeOffer))), now: .zero)
+        let answer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        #expect(answer.media.map { $0.payloadTypes.first?.rawValue } == [111, 96])
+        #expect(answer.media.allSatisfy { $0.setup == .active && $0.rtcpMux && $0.direction == .sendrecv })
+        #expect(answer.bundleGroup?.mids.map(\.rawValue) == ["0", "1"])
+        #expect(answer.media[1].rtcpFeedback.contains { $0.value == "nack pli" })
+        #expect(pc.dtlsRole == .client && pc.role == .answerer && pc.state == .connecting)
+        // Trickle of our host candidate follows the answer, in section 0.
+        let trickled = out.events.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } }
+        #expect(trickled.map(\.mid) == ["0"] && trickled.first?.candidate.transportAddress == TransportAddress("127.0.0.1:5000"))
+        // The offer's UDP host and srflx candidates are used; its `.local` name and TCP candidate are not.
+        let remote = pc.transport?.ice.remoteCandidates.compactMap(\.transportAddress) ?? []
+        #expect(Set(remote) == [TransportAddress("192.168.1.23:56143")!, TransportAddress("203.0.113.77:56143")!])
+        #expect(!out.transmits.isEmpty || out.deadline != nil, "checks are scheduled")
+    }
+
+    @Test func answersAiortcsOfferAndRejectsTheDataChannelSection() throws {
+        var configuration = PeerConnection.Configuration.random(localHosts: [TransportAddress("127.0.0.1:5000")!])
+        configuration.acceptRemoteAddress = { $0.isLoopback }
+        let pc = try PeerConnection(configuration: configuration)
+        let out = pc.handle(.command(.applyRemoteOffer(try SessionDescription(parsing: SdpFixtures.aiortcOffer))), now: .zero)
+        let answer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        #expect(answer.media.prefix(2).map { $0.payloadTypes.first?.rawValue } == [96, 97])   // aiortc's Opus and VP8 PTs
+        #expect(answer.media.count == 3 && answer.media[2].isRejected)
+        #expect(pc.transport?.ice.remoteCandidates.allSatisfy { $0.address.ip?.isLoopback == true } == true,
+                "only loopback candidates are taken when the configuration says so")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aReceiveOnlyAnswererGetsVideoAndSendsNone() throws {
+        let h = try PeerPairHarness(seed: 23) { $0.sendVideo = false }
+        try h.negotiate()
+        let answer = try #require(h.description("B"))
+        #expect(answer.media[1].direction == .recvonly && answer.media[1].msids.isEmpty)
+        #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
+        let sender = try VirtualSender()
+        h.run(for: .seconds(1), tick: { now in _ = try? sender.tick(h, at: now) })
+        #expect(h.mediaAtB.video.framesDecoded >= 10)
+        h.feed("B", .command(.sendVideo(EncodedVideoFrame(data: [0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a], isKeyframe: true, timestamp: 0))))
+        h.run(for: .milliseconds(200))
+        #expect(h.a.stats(now: h.now).videoPacketsReceived == 0, "B negotiated recvonly video and sends none")
+        #expect(h.b.stats(now: h.now).videoPacketsSent == 0)
+    }
+
+    @Test func trickleOnlyKeepsCandidatesOutOfTheOffer() throws {
+        var configuration = PeerConnection.Configuration.random(localHosts: [TransportAddress("127.0.0.1:5000")!])
+        configuration.candidatesInDescription = false
+        let pc = try PeerConnection(configuration: configuration)
+        let out = pc.handle(.command(.createOffer), now: .zero)
+        let offer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        #expect(offer.allCandidates.isEmpty && offer.media.allSatisfy { !$0.endOfCandidates })
+        let trickled = out.events.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } }
+        #expect(trickled.count == 1 && trickled[0].candidate.transportAddress == TransportAddress("127.0.0.1:5000"))
+        #expect(pc.role == .offerer && pc.transport?.ice.role == .controlling)
+    }
+
+    @Test func answeringALitePeerWeControl() throws {
+        var offer = try SessionDescription(parsing: SdpFixtures.chromeOffer)
+        offer.iceLite = true
+        let pc = try PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:5000")!]))
+        _ = pc.handle(.command(.applyRemoteOffer(try SessionDescription(parsing: offer.sdpText))), now: .zero)
+        #expect(pc.role == .answerer && pc.transport?.ice.role == .controlling)
+        #expect(pc.dtlsRole == .client)
+    }
+}
