@@ -59,7 +59,13 @@ interop-test: deps build
 
 test: deps build
 	$(SWIFT) test
+	$(MAKE) --no-print-directory fuzz
 	SIGNALING=conftui CONFTUI_BIN=$(BIN_DEBUG)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
+
+# The seeded fuzz tests at 100,000 inputs each (the ordinary suite runs fewer of the slow ones;
+# STUN, RTP, RTCP and VP8 descriptors always get 100,000).
+fuzz: build
+	CONFTUI_FUZZ_ITERATIONS=100000 $(SWIFT) test --filter 'seededFuzz|randomDatagramsOfEveryClass|OneHundredThousand'
 
 # Until the networked demo lands, the main job is the simulated room: a live grid at once.
 run: deps build

@@ -167,7 +167,8 @@ public struct Extmap: Hashable, Sendable {
         guard parts.count >= 2 else { return nil }
         let idPart = parts[0].split(separator: "/", maxSplits: 1)
         // RFC 8285 §5: ids 1-14 (one-byte) or 1-255 (two-byte headers).
-        guard let id = Int(idPart[0]), (1...255).contains(id) else { return nil }
+        // "/" alone splits into nothing: guard the first element rather than index it.
+        guard let first = idPart.first, let id = Int(first), (1...255).contains(id) else { return nil }
         self.id = id
         if idPart.count == 2 {
             guard let d = MediaDirection(rawValue: String(idPart[1])) else { return nil }

@@ -101,7 +101,7 @@ import Testing
         var rng = SplitMix64(seed: 8866)
         let alphabet = Array("aAvm=:/ 0123456789.-\r\n\t*")
         var parsed = 0
-        let iterations = 1000
+        let iterations = fuzzIterations(default: 2_000)
         for i in 0..<iterations {
             var lines = (i % 2 == 0 ? SdpFixtures.chromeOffer : SdpFixtures.aiortcOffer).split(separator: "\r\n").map(String.init)
             for _ in 0..<Int.random(in: 1...6, using: &rng) {

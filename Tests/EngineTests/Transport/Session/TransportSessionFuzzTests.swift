@@ -9,8 +9,10 @@ import Testing
         #expect(p.run(for: .seconds(5)) { p.a.isSecure && p.b.isSecure })
         var rng = SplitMix64(seed: 62)
         let firstBytes: [ClosedRange<UInt8>] = [0...3, 16...19, 20...63, 64...79, 128...191, 0...255]
-        for i in 0..<5_000 {
-            var bytes = rng.bytes(Int.random(in: 1...300, using: &rng))
+        for i in 0..<fuzzIterations(default: 5_000) {
+            // Every 97th datagram is oversize: up to the largest UDP payload (65,507 bytes).
+            let length = i % 97 == 0 ? Int.random(in: 1_500...65_507, using: &rng) : Int.random(in: 1...300, using: &rng)
+            var bytes = rng.bytes(length)
             bytes[0] = UInt8.random(in: firstBytes[i % firstBytes.count], using: &rng)
             p.feed("B", .datagram(from: p.addressA, to: p.addressB, bytes: bytes))
         }
