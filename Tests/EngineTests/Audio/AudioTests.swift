@@ -113,18 +113,8 @@ func opusRoundTripKeepsAToneFrequency(hz: Double) throws {
     #expect(sink.play(tone.nextFrame()) > 0.3, "the null sink still measures the level")
 }
 
-/// SplitMix64: seeded, so a failing input can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// SplitMix64 (Engine's), seeded, so a failing input can be replayed.
+typealias SeededRandom = SplitMixRandom
 
 #if canImport(Glibc)
 import Glibc

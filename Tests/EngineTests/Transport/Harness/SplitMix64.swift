@@ -1,15 +1,9 @@
-/// A tiny seeded PRNG (Steele, Lea, Flood 2014) so every randomized test is reproducible from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+@testable import Engine
 
+/// The seeded PRNG of the transport tests: Engine's SplitMix64 (`SplitMixRandom`), plus helpers.
+typealias SplitMix64 = SplitMixRandom
+
+extension SplitMixRandom {
     mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &self) } }
     /// True with probability `p`.
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }

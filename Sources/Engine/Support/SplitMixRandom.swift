@@ -1,5 +1,5 @@
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so everything random in the
-/// RTP layer (report interval jitter, initial sequence numbers) and in its tests is reproducible.
+/// SplitMix64 (Steele, Lea, Flood 2014): the one seeded generator of Engine (ICE tie-breakers and
+/// pacing jitter, RTCP report intervals) and of its tests, so everything random is reproducible.
 public struct SplitMixRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
