@@ -97,7 +97,7 @@ struct BotSession {
         func sdpText(_ d: SkyRTCDescription) -> String? { d.sdp["sdp"]?.stringValue ?? d.sdp.stringValue }
         switch message {
         case .peers(let p): return .joined(you: peer(p.you), others: p.connections.map(peer))
-        case .newPeer(let s): return .newPeer(peer(s))
+        case .newPeer(let s, _): return .newPeer(peer(s))
         case .removePeer(let s): return .removePeer(peer(s))
         case .offer(let d): return sdpText(d).map { .offer(from: peer(d.socketId), sdp: $0) }
         case .answer(let d): return sdpText(d).map { .answer(from: peer(d.socketId), sdp: $0) }

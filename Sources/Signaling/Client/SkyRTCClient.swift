@@ -13,9 +13,10 @@ public final class SkyRTCClient: Sendable {
     }
 
     /// `__join`, then waits for `_peers` (always the first reply to a join, skyrtc-protocol.md §3).
-    /// Messages that arrive before it are returned in `earlier` so none is lost.
-    public func join(room: String, timeout: Double = 5) throws(SignalingError) -> (peers: SkyRTCPeers, earlier: [SkyRTCServerMessage]) {
-        try send(.join(SkyRTCJoin(room: room)))
+    /// Messages that arrive before it are returned in `earlier` so none is lost. `name` is the
+    /// display name others see (an extension the original server drops; see `SkyRTCDisplayName`).
+    public func join(room: String, name: String? = nil, timeout: Double = 5) throws(SignalingError) -> (peers: SkyRTCPeers, earlier: [SkyRTCServerMessage]) {
+        try send(.join(SkyRTCJoin(room: room, name: name)))
         var earlier: [SkyRTCServerMessage] = []
         let deadline = MonotonicClock.now() + timeout
         while true {

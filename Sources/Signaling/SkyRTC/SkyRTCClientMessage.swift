@@ -19,7 +19,10 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
     public var jsonText: String {
         let data: JSONValue
         switch self {
-        case .join(let j): data = .object([("room", .string(j.room))])
+        case .join(let j):
+            var members: [(String, JSONValue)] = [("room", .string(j.room))]
+            if let name = j.name { members.append(("name", .string(name))) }
+            data = .object(members)
         case .offer(let d), .answer(let d):
             data = .object([("socketId", .string(d.socketId.rawValue)), ("sdp", d.sdp)])
         case .iceCandidate(let c):
@@ -55,7 +58,7 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         }
         switch eventName {
         case "__join":
-            return .join(SkyRTCJoin(room: try room(data["room"])))
+            return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"])))
         case "__offer", "__answer":
             let target = try targetID(data, eventName)
             guard let sdp = data["sdp"], sdp != .null else { throw .badMessage(.badField, "\(eventName): missing sdp") }
@@ -97,6 +100,14 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
             throw .badMessage(.badField, "\(eventName): socketId must be a non-empty string")
         }
         return SocketID(s)
+    }
+
+    /// The display-name extension: absent or null means none; a string is cleaned
+    /// (`SkyRTCDisplayName.clean`, which may leave none); anything else is refused.
+    private static func name(_ value: JSONValue?) throws(SignalingError) -> String? {
+        guard let value = nonNull(value) else { return nil }
+        guard let s = value.stringValue else { throw .badMessage(.badField, "__join: name must be a string") }
+        return SkyRTCDisplayName.clean(s)
     }
 
     /// The original's `data.room || "__default"`, with the room used as a JS object key: numbers

@@ -7,7 +7,13 @@
 public struct SkyRTCJoin: Equatable, Sendable, Codable {
     /// The room after the original's rule `room || "__default"` (numbers become their JS text).
     public var room: String
-    public init(room: String) { self.room = room }
+    /// The display name others see (our extension, written after `room` and omitted when nil; the
+    /// original server drops it). The server keeps it only after `SkyRTCDisplayName.clean`.
+    public var name: String?
+    public init(room: String, name: String? = nil) {
+        self.room = room
+        self.name = name
+    }
 }
 
 /// `__offer`/`__answer` data (client → server) and `_offer`/`_answer` data (server → client):
@@ -37,13 +43,18 @@ public struct SkyRTCCandidate: Equatable, Sendable, Codable {
     }
 }
 
-/// `_peers` data: the ids already in the room (join order, self excluded) and the joiner's own id.
+/// `_peers` data: the ids already in the room (join order, self excluded) and the joiner's own id,
+/// plus (our extension) the display names of those that gave one.
 public struct SkyRTCPeers: Equatable, Sendable, Codable {
     public var connections: [SocketID]
     public var you: SocketID
-    public init(connections: [SocketID], you: SocketID) {
+    /// Only ids that have a name; on the wire `"names":{"<id>":"Ada",...}` after `you`, omitted
+    /// when empty and never sent in the original wire format.
+    public var names: [SocketID: String]
+    public init(connections: [SocketID], you: SocketID, names: [SocketID: String] = [:]) {
         self.connections = connections
         self.you = you
+        self.names = names
     }
 }
 

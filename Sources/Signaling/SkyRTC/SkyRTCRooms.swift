@@ -7,6 +7,11 @@
 ///   (its members get `_remove_peer`, the room is deleted when empty) — no ghost entries. Joining the
 ///   room the socket is already in is idempotent: nobody gets a duplicate `_new_peer`, and the socket
 ///   gets a fresh `_peers` (so a client that lost its state can resynchronise).
+/// - **Display names** (our extension): each socket's cleaned `__join` name is remembered (a rejoin
+///   replaces it) and sent in `_peers.names` and `_new_peer.name` (conftui format only; the original
+///   format writes neither, as the original server drops them). A same-room rejoin with a new name
+///   updates what later joiners see but sends no `_new_peer` to the members already there (the
+///   original clients would replace their connection on a duplicate `_new_peer`).
 /// - **Forwarding** (conftui format): the sender must have joined (`not_joined`) and the target must
 ///   be another member of the sender's room (`unknown_target`). The original format keeps the
 ///   original rule (any connected socket, unknown targets dropped silently).
@@ -40,6 +45,8 @@ public struct SkyRTCRooms: Sendable {
 
     private struct SocketState {
         var room: String?
+        /// The display name from the last `__join`, already cleaned.
+        var name: String?
         var errors = 0
     }
 
@@ -57,6 +64,8 @@ public struct SkyRTCRooms: Sendable {
     public private(set) var joinedCount = 0
     public func members(of room: String) -> [SocketID] { rooms[room] ?? [] }
     public func room(of socket: SocketID) -> String? { sockets[socket]?.room }
+    /// The display name `socket` gave in its last `__join`, cleaned.
+    public func name(of socket: SocketID) -> String? { sockets[socket]?.name }
 
     public mutating func handle(_ input: Input) -> [Action] {
         var actions: [Action] = []
@@ -82,7 +91,7 @@ public struct SkyRTCRooms: Sendable {
     private mutating func dispatch(_ id: SocketID, _ message: SkyRTCClientMessage, _ actions: inout [Action]) throws(SignalingError) {
         switch message {
         case .join(let join):
-            self.join(id, room: join.room, &actions)
+            self.join(id, room: join.room, name: join.name, &actions)
         case .offer(let d):
             let to = try target(of: id, d.socketId, "__offer")
             forward(.offer(SkyRTCDescription(sdp: d.sdp, socketId: id)), to: to, &actions)
@@ -97,24 +106,34 @@ public struct SkyRTCRooms: Sendable {
 
     /// skyrtc-protocol.md §4 "Join algorithm": `_new_peer` to each member in join order, then append,
     /// then `_peers` to the joiner — so every member knows the newcomer before its first `_offer`.
-    private mutating func join(_ id: SocketID, room: String, _ actions: inout [Action]) {
+    private mutating func join(_ id: SocketID, room: String, name: String?, _ actions: inout [Action]) {
+        sockets[id]?.name = name
         if let current = sockets[id]?.room {
             if current == room {
                 let others = (rooms[room] ?? []).filter { $0 != id }
-                send(.peers(SkyRTCPeers(connections: others, you: id)), to: id, &actions)
+                send(.peers(peers(others, you: id)), to: id, &actions)
                 return
             }
             leave(id, &actions)
         }
         let existing = rooms[room] ?? []
         for member in existing {
-            send(.newPeer(id), to: member, &actions)
+            send(.newPeer(id, name: name), to: member, &actions)
         }
         rooms[room] = existing + [id]
         joinedCount += 1
         sockets[id]?.room = room
-        send(.peers(SkyRTCPeers(connections: existing, you: id)), to: id, &actions)
+        send(.peers(peers(existing, you: id)), to: id, &actions)
         actions.append(.log(.joined(id, room: room, members: existing.count + 1)))
+    }
+
+    /// `_peers` for `you`, with the names of those members that gave one.
+    private func peers(_ members: [SocketID], you: SocketID) -> SkyRTCPeers {
+        var names: [SocketID: String] = [:]
+        for member in members {
+            if let name = sockets[member]?.name { names[member] = name }
+        }
+        return SkyRTCPeers(connections: members, you: you, names: names)
     }
 
     /// Removes `id` from its room; the others get `_remove_peer` in reverse join order, like the

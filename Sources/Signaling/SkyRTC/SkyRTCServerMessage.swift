@@ -2,7 +2,8 @@
 /// a WebSocket text frame (the iOS client reads only text).
 public enum SkyRTCServerMessage: Equatable, Sendable {
     case peers(SkyRTCPeers)
-    case newPeer(SocketID)
+    /// The newcomer's id and (display-name extension) its name, if it gave one.
+    case newPeer(SocketID, name: String?)
     case removePeer(SocketID)
     /// `socketId` is the sender, rewritten by the server.
     case offer(SkyRTCDescription)
@@ -29,13 +30,24 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
     /// `[id,] label, candidate, socketId` for `_ice_candidate`, then (conftui format only) the
     /// extension keys `sdpMLineIndex` (= label) and `sdpMid` (= id) when known, so an unmodified
     /// browser client's `new RTCIceCandidate(data)` works in modern browsers (protocol notes §8).
+    /// The display-name extension (conftui format only, since the original server drops it):
+    /// `_peers` gets `names` after `you` (ids with a name, sorted by id so the text is deterministic;
+    /// omitted when none), `_new_peer` gets `name` after `socketId` (omitted when nil).
     public func jsonText(format: SkyRTCWireFormat = .conftui) -> String {
         func id(_ s: SocketID) -> JSONValue { .string(s.rawValue) }
         let data: JSONValue?
         switch self {
         case .peers(let p):
-            data = .object([("connections", .array(p.connections.map(id))), ("you", id(p.you))])
-        case .newPeer(let s), .removePeer(let s):
+            var m: [(String, JSONValue)] = [("connections", .array(p.connections.map(id))), ("you", id(p.you))]
+            if format == .conftui, !p.names.isEmpty {
+                m.append(("names", .object(p.names.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .string($0.value)) })))
+            }
+            data = .object(m)
+        case .newPeer(let s, let name):
+            var m: [(String, JSONValue)] = [("socketId", id(s))]
+            if format == .conftui, let name { m.append(("name", .string(name))) }
+            data = .object(m)
+        case .removePeer(let s):
             data = .object([("socketId", id(s))])
         case .offer(let d), .answer(let d):
             data = .object([("sdp", d.sdp), ("socketId", id(d.socketId))])
@@ -82,8 +94,8 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
                 guard let s = item.stringValue else { throw .badMessage(.badField, "_peers: connections must hold strings") }
                 ids.append(SocketID(s))
             }
-            return .peers(SkyRTCPeers(connections: ids, you: try sid("you")))
-        case "_new_peer": return .newPeer(try sid("socketId"))
+            return .peers(SkyRTCPeers(connections: ids, you: try sid("you"), names: peerNames(data?["names"])))
+        case "_new_peer": return .newPeer(try sid("socketId"), name: displayName(data?["name"]))
         case "_remove_peer": return .removePeer(try sid("socketId"))
         case "_offer", "_answer":
             guard let sdp = data?["sdp"] else { throw .badMessage(.badField, "\(name): sdp") }
@@ -102,5 +114,21 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
         default:
             return .other(eventName: name, data: data)
         }
+    }
+
+    /// `_peers.names`, tolerated missing (the original server and older conftui servers send none).
+    /// A client should not trust a server more than the server trusts a client: every name is
+    /// cleaned again (it may be shown in a terminal), and entries that are not strings are skipped.
+    private static func peerNames(_ value: JSONValue?) -> [SocketID: String] {
+        guard case .object(let members)? = value else { return [:] }
+        var names: [SocketID: String] = [:]
+        for (key, value) in members {
+            if let name = displayName(value) { names[SocketID(key)] = name }
+        }
+        return names
+    }
+
+    private static func displayName(_ value: JSONValue?) -> String? {
+        value?.stringValue.flatMap(SkyRTCDisplayName.clean)
     }
 }
