@@ -4,6 +4,7 @@ import Glibc
 
 /// Every subcommand, in the order `conftui --help` lists them.
 let allCommands: [Command] = [
+    joinCommand,
     serveCommand,
     demoCommand,
     previewCommand,

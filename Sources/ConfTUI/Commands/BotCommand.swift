@@ -8,103 +8,48 @@ import Synchronization
 ///
 /// Contract with scripts and tests: once joined it prints exactly one line to standard output —
 /// `conftui bot: joined ROOM as SOCKETID` — and nothing else there. It ends after `--duration` seconds, on
-/// SIGINT/SIGTERM, or when the server closes the connection, then writes `--report` and exits 0.
+/// SIGINT/SIGTERM, or (with `--no-reconnect`) when the signaling connection drops, then writes `--report` and exits 0.
+/// Without `--no-reconnect` a dropped connection is retried with backoff, as `join` does.
 let botCommand = Command(
     name: "bot",
     summary: "join a room headless: send a test card and a tone, measure what arrives, write a JSON report",
     positionalUsage: "<ws-url>",
-    options: [
-        .value("room", "NAME", "room to join (default: the server's default room)"),
-        .value("name", "NAME", "name in the report and log; also picks the test card colour (default: bot)"),
+    options: CallOptionsParsing.specs + [
+        .value("name", "NAME", "display name others see; also picks the test card colour (default: bot)"),
         .value("duration", "S", "leave after S seconds (default: run until SIGINT/SIGTERM)"),
         .value("report", "FILE", "write the JSON report here on exit"),
-        .value("stun", "URL", "STUN server for server-reflexive candidates: stun:HOST[:PORT] (default: none)"),
-        .value("host-candidates", "loopback|all", "127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
-        .value("camera", "SRC", "video source: card, bars, clock, file:PATH.y4m, /dev/videoN, auto (default: card)"),
         .value("tone", "HZ", "frequency of the audio tone (default: 440)"),
-        .value("log", "PATH", "append log lines here (default: standard error)"),
         .flag("trickle-only", "signal candidates only by trickle, none in the SDP"),
         .flag("muted", "start muted (sends silence)"),
         .flag("no-video", "start with video off (sends no video)"),
     ],
     details: """
+    The bot runs the same room logic as `conftui join` (mesh, trickle, reconnect with backoff), without a screen.
+    Its log goes to --log or standard error; standard output gets one line once joined.
     examples:
       conftui bot ws://127.0.0.1:3000/ --room 100 --duration 20 --report bot.json --host-candidates loopback
     """,
     run: { args in
-        guard args.positional.count == 1 else { throw UsageError("bot takes exactly one <ws-url>") }
-        let url = args.positional[0]
-        let room = args.value("room") ?? ""
         let name = args.value("name") ?? "bot"
+        let settings = try CallOptionsParsing.settings(args, name: name)
         let duration = try args.double("duration", default: 0, range: 0...86400)
-        var options = Call.Options()
-        switch args.value("host-candidates") ?? "all" {
-        case "loopback": options.hostCandidates = .loopback
-        case "all": options.hostCandidates = .all
-        case let other: throw UsageError("--host-candidates takes loopback or all, not '\(other)'")
-        }
-        options.stunServer = try args.value("stun").map(StunServerAddress.resolve)
+        var options = try CallOptionsParsing.callOptions(args, defaultCamera: "card", name: name)
         options.trickleOnly = args.has("trickle-only")
-        options.media.camera = args.value("camera") ?? "card"
         options.media.toneHz = try args.double("tone", default: 440, range: 50...8000)
-        options.media.participant = UInt8(truncatingIfNeeded: name.unicodeScalars.reduce(0) { $0 &+ Int($1.value) })
         let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .standardError
         options.log = { log.write("bot \(name): " + $0) }
-        let session = try BotSession(url: url, room: room, name: name, options: options, log: log)
+        let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("bot \(name): " + $0) })
         session.call.media.setMuted(args.has("muted"))
         session.call.media.setVideoEnabled(!args.has("no-video"))
-        return try session.run(duration: duration, reportPath: args.value("report"))
+        return try BotRun(session: session, name: name, log: log).run(duration: duration, reportPath: args.value("report"))
     })
 
-/// The wiring of one bot run: SkyRTC client ↔ Call, the stop signals, the report.
-struct BotSession {
-    let client: SkyRTCClient
-    let call: Call
-    let room: String
+/// One bot run: the session, the stop signals, the report.
+struct BotRun {
+    let session: RoomSession
     let name: String
     let log: SignalingLog
     let startedAt = MediaPipeline.wallClock()
-
-    init(url: String, room: String, name: String, options: Call.Options, log: SignalingLog) throws {
-        let client = try SkyRTCClient(url: url)
-        self.client = client
-        self.room = room
-        self.name = name
-        self.log = log
-        call = try Call(options: options, onSignal: { signal in
-            do {
-                try client.send(BotSession.message(for: signal))
-            } catch {
-                log.write("bot \(name): signaling send failed: \(error)")
-            }
-        })
-    }
-
-    /// SkyRTC's client → server messages (skyrtc-protocol.md §3): `label` as an integer, `id` as a string.
-    static func message(for signal: CallSignalOut) -> SkyRTCClientMessage {
-        func description(_ type: String, _ sdp: String) -> JSONValue { .object([("type", .string(type)), ("sdp", .string(sdp))]) }
-        switch signal {
-        case .offer(let to, let sdp): return .offer(SkyRTCDescription(sdp: description("offer", sdp), socketId: SocketID(to.rawValue)))
-        case .answer(let to, let sdp): return .answer(SkyRTCDescription(sdp: description("answer", sdp), socketId: SocketID(to.rawValue)))
-        case .candidate(let to, let candidate, let mid, let index):
-            return .iceCandidate(SkyRTCCandidate(id: mid, label: index, candidate: candidate, socketId: SocketID(to.rawValue)))
-        }
-    }
-
-    /// Server → client messages the call understands; nil for the rest.
-    static func signal(for message: SkyRTCServerMessage) -> CallSignalIn? {
-        func peer(_ s: SocketID) -> RemotePeerID { RemotePeerID(s.rawValue) }
-        func sdpText(_ d: SkyRTCDescription) -> String? { d.sdp["sdp"]?.stringValue ?? d.sdp.stringValue }
-        switch message {
-        case .peers(let p): return .joined(you: peer(p.you), others: p.connections.map(peer))
-        case .newPeer(let s, _): return .newPeer(peer(s))
-        case .removePeer(let s): return .removePeer(peer(s))
-        case .offer(let d): return sdpText(d).map { .offer(from: peer(d.socketId), sdp: $0) }
-        case .answer(let d): return sdpText(d).map { .answer(from: peer(d.socketId), sdp: $0) }
-        case .iceCandidate(let c): return .candidate(from: peer(c.socketId), candidate: c.candidate, mid: c.id, mLineIndex: c.label)
-        case .error, .other: return nil
-        }
-    }
 
     func run(duration: Double, reportPath: String?) throws -> Int32 {
         // Block the stop signals in every thread (threads inherit the mask) and wait for them here.
@@ -114,32 +59,9 @@ struct BotSession {
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
-        call.start()
-        let (peers, earlier) = try client.join(room: room)
-        call.handle(.joined(you: RemotePeerID(peers.you.rawValue), others: peers.connections.map { RemotePeerID($0.rawValue) }))
-        for message in earlier { if let s = BotSession.signal(for: message) { call.handle(s) } }
-        let shownRoom = room.isEmpty ? "__default" : room
-        log.write("bot \(name): joined \(shownRoom) as \(peers.you.rawValue) with \(peers.connections.count) peer(s) there")
-        let line = "conftui bot: joined \(shownRoom) as \(peers.you.rawValue)\n"
+        let peers = try session.start()
+        let line = "conftui bot: joined \(session.roomShown) as \(peers.you.rawValue)\n"
         _ = line.withCString { write(1, $0, strlen($0)) }
-
-        let signalingEnded = Atomic<Bool>(false)
-        let reader = Thread { [client, call, log, name] in
-            while true {
-                do {
-                    let message = try client.next(timeout: 0.5)
-                    if let s = BotSession.signal(for: message) { call.handle(s) }
-                } catch SignalingError.timeout {
-                    continue
-                } catch {
-                    log.write("bot \(name): signaling ended: \(error)")
-                    break
-                }
-            }
-            signalingEnded.store(true, ordering: .releasing)
-        }
-        reader.name = "bot-signaling"
-        reader.start()
 
         let deadline = duration > 0 ? MediaPipeline.wallClock() + duration : Double.infinity
         var why = "duration over"
@@ -147,13 +69,13 @@ struct BotSession {
             var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
             let received = sigtimedwait(&stopSignals, nil, &timeout)
             if received > 0 { why = "signal \(received)"; break }
-            if signalingEnded.load(ordering: .acquiring) { why = "signaling closed"; break }
-            if let error = call.media.error { why = error; break }
+            if let reason = session.endReason { why = reason; break }
+            if let error = session.call.media.error { why = error; break }
+            _ = session.takeEvents()   // the bot has no screen; the call already acted on them
         }
         log.write("bot \(name): leaving (\(why))")
-        call.stop()
-        client.close()
-        let snapshot = call.snapshot()
+        session.leave()
+        let snapshot = session.call.snapshot()
         if let reportPath { try writeReport(snapshot, reason: why, to: reportPath) }
         return 0
     }
@@ -170,7 +92,7 @@ struct BotSession {
     }
 
     func writeReport(_ s: CallSnapshot, reason: String, to path: String) throws {
-        let report = Report(name: name, room: room.isEmpty ? "__default" : room, you: s.you, startedAt: startedAt, endReason: reason,
+        let report = Report(name: name, room: session.roomShown, you: s.you, startedAt: startedAt, endReason: reason,
                             elapsed: s.elapsed, local: s.local, peers: s.peers)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -33,9 +33,22 @@ final class RoomApp {
         view = RoomView(curses: curses, status: StatusLine(server: server))
     }
 
+    /// What the event source has for the screen since the last call.
+    struct Update {
+        var events: [RoomEvent] = []
+        /// A line for the status bar (e.g. "signaling lost, reconnecting in 2 s").
+        var notice: String?
+        /// Ends the screen with this status (e.g. the connection ended and reconnecting is off).
+        var exit: Int32?
+    }
+
     /// Runs until the user quits or leaves, or a stop signal arrives. Returns the exit status.
     /// `events(now)` yields what happened since the last call; `now` is seconds since start.
     func run(events: (Double) -> [RoomEvent]) throws -> Int32 {
+        try run(updates: { Update(events: events($0)) })
+    }
+
+    func run(updates: (Double) -> Update) throws -> Int32 {
         TerminalGuard.install()
         curses.start(tickMilliseconds: 33, useColor: useColor)
         defer { curses.stop() }
@@ -53,7 +66,10 @@ final class RoomApp {
                 case .nothing: break
                 }
             }
-            for event in events(now) where room.apply(event) == .changed { dirty = true }
+            let update = updates(now)
+            for event in update.events where room.apply(event) == .changed { dirty = true }
+            if let text = update.notice { say(text, now: now); dirty = true }
+            if let status = update.exit { return status }
             if let n = notice, now >= n.until { notice = nil; dirty = true }
             // Levels and video move continuously: redraw at least 15 times a second.
             if dirty || now - lastDraw >= 1.0 / 15 {

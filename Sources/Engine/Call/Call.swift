@@ -104,15 +104,17 @@ public final class Call: Sendable {
     }
 
     /// The call now. `analyseAudio` measures level and dominant frequency over the last ~0.5 s of each peer's
-    /// audio here, on the caller's thread (it costs a few ms per peer).
-    public func snapshot(analyseAudio: Bool = true) -> CallSnapshot {
+    /// audio here, on the caller's thread (the frequency costs a few ms per peer); `levelsOnly` measures just the
+    /// level (microseconds: what a screen refreshing its meters several times a second wants).
+    public func snapshot(analyseAudio: Bool = true, levelsOnly: Bool = false) -> CallSnapshot {
         let published = state.withLock { $0 }
         var peers: [RemotePeerID: PeerSnapshot] = [:]
         for (id, p) in published.peers {
             var s = p.snapshot
-            if analyseAudio, !p.recentSamples.isEmpty {
-                s.audio.level = AudioAnalysis.rmsLevel(p.recentSamples)
-                s.audio.dominantFrequency = AudioAnalysis.dominantFrequency(p.recentSamples)
+            if analyseAudio || levelsOnly, !p.recentSamples.isEmpty {
+                // The meter wants the last ~100 ms, not the half second the frequency analysis needs.
+                s.audio.level = AudioAnalysis.rmsLevel(analyseAudio ? p.recentSamples : Array(p.recentSamples.suffix(4800)))
+                if analyseAudio { s.audio.dominantFrequency = AudioAnalysis.dominantFrequency(p.recentSamples) }
             }
             peers[id] = s
         }

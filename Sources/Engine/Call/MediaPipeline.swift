@@ -34,6 +34,9 @@ public final class MediaPipeline: Sendable {
     private let queue = Mutex<[EncodedMedia]>([])
     private let counters: Mutex<LocalMediaSnapshot>
     private let failure = Mutex<String?>(nil)
+    /// The last captured frame, for the sender's own tile (a preview of what the others see, before encoding).
+    private let localFrame = Mutex<VideoFrame?>(nil)
+    private let sources = Mutex<[String]>([])
     private let finished = Mutex<Bool>(true)
     /// Called after media was queued (the call wakes its event thread).
     private let onMedia: @Sendable () -> Void
@@ -93,6 +96,16 @@ public final class MediaPipeline: Sendable {
     public func drain() -> [EncodedMedia] { queue.withLock { q in defer { q = [] }; return q } }
     public var snapshot: LocalMediaSnapshot { counters.withLock { $0 } }
     public var error: String? { failure.withLock { $0 } }
+    /// The last captured frame (nil before the first, and after video was turned off).
+    public var latestLocalFrame: VideoFrame? { localFrame.withLock { $0 } }
+    /// The sources `switchSource()` cycles through, in order (known once the media thread has opened them).
+    public var sourceOrder: [String] { sources.withLock { $0 } }
+    /// The source the next `switchSource()` moves to, if there is another one.
+    public var nextSourceName: String? {
+        let order = sourceOrder, current = snapshot.source
+        guard order.count > 1, let i = order.firstIndex(of: current) else { return nil }
+        return order[(i + 1) % order.count]
+    }
 
     private func push(_ item: EncodedMedia) {
         queue.withLock { q in
@@ -125,6 +138,7 @@ public final class MediaPipeline: Sendable {
             return
         }
         counters.withLock { $0.source = switcher.currentName }
+        sources.withLock { $0 = switcher.entries.map(\.name) }
         var tone = ToneSource(frequency: o.toneHz)
         let clock = ContinuousClock()
         let origin = clock.now
@@ -159,7 +173,10 @@ public final class MediaPipeline: Sendable {
                     bitrateInUse = wanted
                     counters.withLock { $0.videoBitrateKbps = wanted }
                 }
-                if videoEnabled.load(ordering: .relaxed), let frame = try? switcher.nextFrame() {
+                if !videoEnabled.load(ordering: .relaxed) {
+                    localFrame.withLock { $0 = nil }
+                } else if let frame = try? switcher.nextFrame() {
+                    localFrame.withLock { $0 = frame }
                     let force = keyframeWanted.exchange(false, ordering: .relaxed)
                     if let encoded = try? vp8.encode(frame, forceKeyframe: force) {
                         counters.withLock { $0.videoFramesEncoded += 1; if encoded.isKeyframe { $0.keyframesEncoded += 1 } }

@@ -1,0 +1,49 @@
+import Engine
+import Signaling
+
+/// `conftui join`: the product. Joins a SkyRTC room (conftui's server or the original one) and shows everyone in the
+/// grid: the mesh call runs underneath, each peer's video decoded into its tile, keys acting on the call.
+let joinCommand = Command(
+    name: "join",
+    summary: "join a room: the grid of participants, your camera and microphone sent to everyone",
+    positionalUsage: "<ws-url>",
+    options: CallOptionsParsing.specs + [
+        .value("name", "NAME", "your display name, shown to the others (default: none; they see a short id)"),
+        .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
+        .value("tone", "HZ", "send a sine tone of HZ instead of a microphone (demos and tests)"),
+        .flag("muted", "start muted"),
+        .flag("no-video", "start with video off"),
+    ],
+    details: """
+    keys: m mute, v video on/off, c switch camera, s stats, ? help, l leave (y confirms), q quit, Ctrl-L redraw
+    The camera defaults to `auto`: the first /dev/video* that opens, else the test card.
+    examples:
+      conftui join ws://127.0.0.1:3000/ --room standup --name Ada
+      conftui join wss://example.org:3000/ --name Ada --camera bars --log /tmp/conftui.log
+    """,
+    run: { args in
+        let name = args.value("name")
+        let settings = try CallOptionsParsing.settings(args, name: name)
+        let color = try ColorChoice.parse(args.value("color"))
+        var options = try CallOptionsParsing.callOptions(args, defaultCamera: "auto", name: name ?? "")
+        options.media.toneHz = try args.double("tone", default: 0, range: 0...8000)
+        let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .discard
+        options.log = { log.write("join: " + $0) }
+        let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("join: " + $0) })
+        session.call.media.setMuted(args.has("muted"))
+        session.call.media.setVideoEnabled(!args.has("no-video"))
+        // Connect before the screen starts: a wrong URL or an absent server is a plain error message, not a flash
+        // of curses.
+        try session.start()
+        var screen = CallScreen(session: session, serverLabel: hostPart(of: settings.url), color: color)
+        if args.has("muted") { screen.startMuted = true }
+        if args.has("no-video") { screen.startVideoOff = true }
+        return try screen.run()
+    })
+
+/// `ws://host:port/path` → `host:port` for the status bar.
+func hostPart(of url: String) -> String {
+    var rest = Substring(url)
+    if let r = rest.range(of: "://") { rest = rest[r.upperBound...] }
+    return String(rest.prefix { $0 != "/" })
+}

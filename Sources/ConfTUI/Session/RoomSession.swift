@@ -1,0 +1,197 @@
+import Engine
+import Foundation
+import Signaling
+import Synchronization
+
+/// What the signaling side tells the screen; the call's own state (connections, frames, levels) comes from its
+/// snapshots instead.
+enum SessionEvent: Sendable, Equatable {
+    /// `_peers`, the first time or again after a reconnect (with a new `you`).
+    case joined(you: SocketID, peers: [SocketID], names: [SocketID: String])
+    case peerJoined(SocketID, name: String?)
+    case peerLeft(SocketID)
+    /// The signaling connection dropped; the next attempt is `retryIn` seconds away (nil: no reconnecting).
+    case signalingLost(reason: String, retryIn: Double?)
+    case serverError(String)
+}
+
+/// One participant's presence in a SkyRTC room: the signaling connection, the mesh `Call`, and the traffic between
+/// them. `bot`, `join` and the demo's synthetic participants all run this, so they behave the same.
+///
+/// Reconnecting (issue #8): when the signaling connection drops, every peer connection is closed at once (the
+/// server has already told the others `_remove_peer` for our old socketId, so they close theirs), then the session
+/// reconnects with exponential backoff (0.5 s doubling to 10 s, ±20 % jitter so a restarted server is not hit by
+/// every client at the same instant) and joins again. The new `_peers` makes us the newcomer, so we offer to everyone
+/// afresh; nobody is left holding a connection to an id that no longer exists (no ghosts).
+final class RoomSession: Sendable {
+    struct Settings: Sendable {
+        var url: String
+        var room: String
+        var name: String?
+        var reconnect = true
+        /// How long the first connect-and-join may take before the command fails.
+        var joinTimeout = 5.0
+    }
+
+    let call: Call
+    let settings: Settings
+    private let link: SignalingLink
+    private let events = Mutex<[SessionEvent]>([])
+    private let stopping = Atomic<Bool>(false)
+    private let readerFinished = Mutex<Bool>(true)
+    private let ended = Mutex<String?>(nil)
+    private let log: @Sendable (String) -> Void
+
+    init(settings: Settings, callOptions: Call.Options, log: @escaping @Sendable (String) -> Void) throws {
+        let link = SignalingLink(log: log)
+        self.link = link
+        self.settings = settings
+        self.log = log
+        call = try Call(options: callOptions, onSignal: { link.send(SkyRTCCallTranslation.message(for: $0)) })
+    }
+
+    /// The room name as the server files it (the original's `data.room || "__default"`).
+    var roomShown: String { settings.room.isEmpty ? "__default" : settings.room }
+
+    /// Starts the call, connects and joins. The first attempt's failure is thrown (a wrong URL or a server that is
+    /// not there should fail the command at once, not spin in the background).
+    @discardableResult
+    func start() throws -> SkyRTCPeers {
+        call.start()
+        let peers: SkyRTCPeers
+        do {
+            peers = try connectAndJoin()
+        } catch {
+            call.stop()
+            throw error
+        }
+        readerFinished.withLock { $0 = false }
+        let reader = Thread { [self] in
+            readLoop()
+            readerFinished.withLock { $0 = true }
+        }
+        reader.name = "room-signaling"
+        reader.start()
+        return peers
+    }
+
+    /// Leaves: closes the signaling socket (the server tells the others `_remove_peer`) and every peer connection.
+    func leave() {
+        stopping.store(true, ordering: .releasing)
+        link.close()
+        for _ in 0..<100 where !readerFinished.withLock({ $0 }) { usleep(10_000) }
+        call.stop()
+    }
+
+    /// Signaling events since the last call.
+    func takeEvents() -> [SessionEvent] { events.withLock { q in defer { q = [] }; return q } }
+
+    /// Set when the session gave up (reconnecting off and the connection dropped): the reason.
+    var endReason: String? { ended.withLock { $0 } }
+
+    private func post(_ event: SessionEvent) { events.withLock { $0.append(event) } }
+
+    private func connectAndJoin() throws -> SkyRTCPeers {
+        let client = try SkyRTCClient(url: settings.url)
+        do {
+            let (peers, earlier) = try client.join(room: settings.room, name: settings.name)
+            link.replace(with: client)
+            log("joined \(roomShown) as \(peers.you.rawValue) with \(peers.connections.count) peer(s) there")
+            call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
+            post(.joined(you: peers.you, peers: peers.connections, names: peers.names))
+            for message in earlier { dispatch(message) }
+            return peers
+        } catch {
+            client.close()
+            throw error
+        }
+    }
+
+    private func dispatch(_ message: SkyRTCServerMessage) {
+        if let signal = SkyRTCCallTranslation.signal(for: message) { call.handle(signal) }
+        switch message {
+        case .newPeer(let id, let name): post(.peerJoined(id, name: name))
+        case .removePeer(let id): post(.peerLeft(id))
+        case .error(let e):
+            log("server error \(e.code.rawValue): \(e.message)")
+            post(.serverError("\(e.code.rawValue): \(e.message)"))
+        default: break
+        }
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    private func readLoop() {
+        var random = SplitMixRandom(seed: UInt64(truncatingIfNeeded: Int64(MediaPipeline.wallClock() * 1e6)))
+        while !isStopping {
+            guard let client = link.current else { return }
+            do {
+                dispatch(try client.next(timeout: 0.25))
+                continue
+            } catch SignalingError.timeout {
+                continue
+            } catch {
+                if isStopping { return }
+                let reason = "\(error)"
+                log("signaling lost: \(reason)")
+                link.drop(client)
+                // Our old socketId is gone from the room: close every connection now rather than wait for consent
+                // to expire (RFC 7675 would take 30 s), so the rejoin starts clean.
+                for id in call.snapshot(analyseAudio: false).peers.keys { call.handle(.removePeer(id)) }
+                guard settings.reconnect else {
+                    ended.withLock { $0 = "signaling closed" }
+                    post(.signalingLost(reason: reason, retryIn: nil))
+                    return
+                }
+                var delay = 0.5
+                while !isStopping {
+                    let wait = delay * (0.8 + 0.4 * Double(random.next() % 1000) / 1000)
+                    post(.signalingLost(reason: reason, retryIn: wait))
+                    log(String(format: "reconnecting in %.1f s", wait))
+                    let until = MediaPipeline.wallClock() + wait
+                    while !isStopping && MediaPipeline.wallClock() < until { usleep(50_000) }
+                    if isStopping { return }
+                    do {
+                        _ = try connectAndJoin()
+                        break
+                    } catch {
+                        log("reconnect failed: \(error)")
+                        delay = min(delay * 2, 10)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The current signaling connection, shared by the reader thread (which replaces it on reconnect) and the call's
+/// event thread (which sends through it). Messages the call sends while no connection is up are dropped and logged:
+/// they belong to peer connections that the reconnect closes anyway.
+final class SignalingLink: Sendable {
+    private let client = Mutex<SkyRTCClient?>(nil)
+    private let log: @Sendable (String) -> Void
+
+    init(log: @escaping @Sendable (String) -> Void) { self.log = log }
+
+    var current: SkyRTCClient? { client.withLock { $0 } }
+
+    func replace(with new: SkyRTCClient) { client.withLock { $0 = new } }
+
+    func drop(_ old: SkyRTCClient) {
+        client.withLock { if $0 === old { $0 = nil } }
+        old.close()
+    }
+
+    func close() {
+        let old = client.withLock { c in defer { c = nil }; return c }
+        old?.close()
+    }
+
+    func send(_ message: SkyRTCClientMessage) {
+        guard let c = current else {
+            log("signaling down, dropped \(message.eventName)")
+            return
+        }
+        do { try c.send(message) } catch { log("signaling send failed: \(error)") }
+    }
+}

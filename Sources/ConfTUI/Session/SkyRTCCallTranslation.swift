@@ -1,0 +1,34 @@
+import Engine
+import Signaling
+
+/// The one place where SkyRTC's JSON messages meet the call's signals (skyrtc-protocol.md §3). Engine knows nothing
+/// of SkyRTC and Signaling nothing of calls; `bot`, `join` and the demo's synthetic participants all go through here.
+enum SkyRTCCallTranslation {
+    /// Client → server: `label` is sent as an integer (sdpMLineIndex), `id` as a string (sdpMid), as the original
+    /// browser and iOS clients do.
+    static func message(for signal: CallSignalOut) -> SkyRTCClientMessage {
+        func description(_ type: String, _ sdp: String) -> JSONValue { .object([("type", .string(type)), ("sdp", .string(sdp))]) }
+        switch signal {
+        case .offer(let to, let sdp): return .offer(SkyRTCDescription(sdp: description("offer", sdp), socketId: SocketID(to.rawValue)))
+        case .answer(let to, let sdp): return .answer(SkyRTCDescription(sdp: description("answer", sdp), socketId: SocketID(to.rawValue)))
+        case .candidate(let to, let candidate, let mid, let index):
+            return .iceCandidate(SkyRTCCandidate(id: mid, label: index, candidate: candidate, socketId: SocketID(to.rawValue)))
+        }
+    }
+
+    /// Server → client messages the call acts on; nil for the rest (`_error`, custom events).
+    static func signal(for message: SkyRTCServerMessage) -> CallSignalIn? {
+        func sdpText(_ d: SkyRTCDescription) -> String? { d.sdp["sdp"]?.stringValue ?? d.sdp.stringValue }
+        switch message {
+        case .peers(let p): return .joined(you: peer(p.you), others: p.connections.map(peer))
+        case .newPeer(let s, _): return .newPeer(peer(s))
+        case .removePeer(let s): return .removePeer(peer(s))
+        case .offer(let d): return sdpText(d).map { .offer(from: peer(d.socketId), sdp: $0) }
+        case .answer(let d): return sdpText(d).map { .answer(from: peer(d.socketId), sdp: $0) }
+        case .iceCandidate(let c): return .candidate(from: peer(c.socketId), candidate: c.candidate, mid: c.id, mLineIndex: c.label)
+        case .error, .other: return nil
+        }
+    }
+
+    static func peer(_ s: SocketID) -> RemotePeerID { RemotePeerID(s.rawValue) }
+}

@@ -1,0 +1,67 @@
+import Engine
+import Renderer
+import RoomModel
+import Signaling
+
+/// The room screen on a real call: `RoomApp` fed by a `RoomSession`. Keys act on the call (m mutes what the others
+/// hear, v stops sending video, c switches the source they see, l leaves the room); tiles show the decoded video of
+/// each peer and the local preview; the status bar says when signaling is lost and when the next attempt is.
+struct CallScreen {
+    let session: RoomSession
+    let serverLabel: String
+    let color: ColorChoice
+    /// The call was started muted / with video off (`--muted`, `--no-video`): the screen starts the same way.
+    var startMuted = false
+    var startVideoOff = false
+
+    func run() throws -> Int32 {
+        let call = session.call
+        let start = monotonicSeconds()
+        let local = call.media.snapshot
+        var room = Room(roomName: session.roomShown, localName: session.settings.name, sourceName: local.source)
+        if startMuted { room.apply(.local(.toggleMute)) }
+        if startVideoOff { room.apply(.local(.toggleVideo)) }
+        var controls = RoomApp.Controls()
+        controls.setMuted = { call.media.setMuted($0) }
+        controls.setVideo = { call.media.setVideoEnabled($0) }
+        controls.nextSource = {
+            guard let next = call.media.nextSourceName else { return nil }
+            call.media.switchSource()
+            return next
+        }
+        controls.leave = { session.leave() }
+        let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
+                                           clock: { monotonicSeconds() - start }) { p in
+            guard p.videoOn else { return nil }
+            return p.isLocal ? call.media.latestLocalFrame : call.latestFrame(of: RemotePeerID(p.id.rawValue))
+        }
+        let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color != .mono)
+        var translator = CallRoomEvents()
+        var lastSnapshot = -1.0
+        defer { session.leave() }
+        return try app.run { now in
+            var update = RoomApp.Update()
+            for event in session.takeEvents() {
+                update.events += translator.events(from: event)
+                switch event {
+                case .peerLeft(let id): translator.forget(id)
+                case .signalingLost(let reason, let retry?):
+                    update.notice = String(format: "signaling lost (%@), reconnecting in %.1f s", String(reason.prefix(40)), retry)
+                case .signalingLost(_, nil):
+                    update.notice = "signaling lost"
+                case .joined(let you, _, _) where now > 1:
+                    update.notice = "rejoined as \(you.rawValue.prefix(8))"
+                case .serverError(let text): update.notice = "server: \(text)"
+                default: break
+                }
+            }
+            // Ten snapshots a second: enough for meters and states; levels only (the frequency analysis is for bots).
+            if now - lastSnapshot >= 0.1 {
+                lastSnapshot = now
+                update.events += translator.events(from: call.snapshot(analyseAudio: false, levelsOnly: true), now: now)
+            }
+            if session.endReason != nil { update.exit = 1 }
+            return update
+        }
+    }
+}
