@@ -75,29 +75,11 @@ struct BotRun {
         }
         log.write("bot \(name): leaving (\(why))")
         session.leave()
-        let snapshot = session.call.snapshot()
-        if let reportPath { try writeReport(snapshot, reason: why, to: reportPath) }
+        if let reportPath {
+            try CallReport(session: session, name: name, startedAt: startedAt, endReason: why).write(to: reportPath)
+            log.write("bot \(name): report written to \(reportPath)")
+        }
         return 0
-    }
-
-    struct Report: Encodable {
-        var name: String
-        var room: String
-        var you: RemotePeerID?
-        var startedAt: Double
-        var endReason: String
-        var elapsed: Double
-        var local: LocalMediaSnapshot
-        var peers: [RemotePeerID: PeerSnapshot]
-    }
-
-    func writeReport(_ s: CallSnapshot, reason: String, to path: String) throws {
-        let report = Report(name: name, room: session.roomShown, you: s.you, startedAt: startedAt, endReason: reason,
-                            elapsed: s.elapsed, local: s.local, peers: s.peers)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: URL(fileURLWithPath: path))
-        log.write("bot \(name): report written to \(path)")
     }
 }
 

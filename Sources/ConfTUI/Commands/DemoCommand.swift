@@ -1,45 +1,104 @@
+import Engine
 import RoomModel
 import Renderer
+import Signaling
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `conftui demo`: a room to look at without any setup. `--simulate N` runs a scripted room of
-/// N fake participants in this process, driving the same Room model and screen as a real call.
+/// `conftui demo`: a room to look at without any setup (the main job of `make run`).
+///
+/// `--peers N` (the default, N = 3): starts the signaling server in this process on a free loopback port, joins N
+/// synthetic participants to it as real WebRTC peers (test cards, tones, talking turns), then joins you with the
+/// room screen, and prints the URL a browser on this machine can open to join the same room.
+/// `--simulate N`: no network at all, a scripted room of N fake participants driving the same screen.
 let demoCommand = Command(
     name: "demo",
-    summary: "show a live room at once: a simulated room of N participants (--simulate N)",
+    summary: "a live room at once: a local server, N synthetic peers over real WebRTC, and you (or --simulate N)",
     options: [
-        .value("simulate", "N", "N simulated participants (1 to 11), no network"),
+        .value("peers", "N", "N synthetic participants over real WebRTC (1 to 11, default 3)"),
+        .value("simulate", "N", "instead: N simulated participants (1 to 11), no network"),
+        .value("room", "NAME", "room name (default: demo)"),
+        .value("port", "N", "signaling server port on 127.0.0.1 (default 0: a free one)"),
         .value("name", "NAME", "your display name (default: none, shown as \"you\")"),
-        .value("camera", "SRC", "initial video source name shown in your tile (default: card)"),
+        .value("camera", "SRC", "your video source: auto, card, bars, clock, file:PATH.y4m, /dev/videoN (default: card)"),
         .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
-        .flag("static", "no churn: nobody leaves and rejoins (for tests and screenshots)"),
+        .value("host-candidates", "loopback|all", "addresses the peers use: 127.0.0.1 only, or every interface (default: all, so a browser can join)"),
+        .value("log", "PATH", "append log lines here (server and every participant)"),
+        .flag("static", "--simulate only: no churn (nobody leaves and rejoins)"),
     ],
     details: """
     keys: m mute, v video on/off, c switch camera, s stats, ? help, l leave (y confirms), q quit, Ctrl-L redraw
+    Before the screen starts the demo prints the browser URL (http://127.0.0.1:PORT/#ROOM): open it on this machine
+    to join the room from a browser; the status bar shows it too.
     """,
     run: { args in
-        guard args.value("simulate") != nil else {
-            throw UsageError("demo needs --simulate N for now (the networked demo arrives with `conftui join`)")
+        if args.value("simulate") != nil {
+            guard args.value("peers") == nil else { throw UsageError("use either --peers N or --simulate N") }
+            return try runSimulatedDemo(args)
         }
-        let count = try args.int("simulate", default: 3, range: 1...11)
-        let color = try ColorChoice.parse(args.value("color"))
-        let start = monotonicSeconds()
-        let video = try DemoVideo(localSource: args.value("camera") ?? "card", clock: { wallClockSeconds() })
-        var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
-        let room = Room(roomName: "demo", localName: args.value("name"), sourceName: video.local.currentName)
-        var controls = RoomApp.Controls()
-        controls.nextSource = { video.local.next() }
-        let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
-                                           clock: { monotonicSeconds() - start }) { p in
-            guard p.videoOn else { return nil }
-            return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex)
-        }
-        let app = RoomApp(room: room, server: "simulated", controls: controls, painter: painter,
-                          useColor: color != .mono)
-        return try app.run { now in simulation.events(until: now) }
+        return try runNetworkedDemo(args)
     })
+
+private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
+    let count = try args.int("simulate", default: 3, range: 1...11)
+    let color = try ColorChoice.parse(args.value("color"))
+    let start = monotonicSeconds()
+    let video = try DemoVideo(localSource: args.value("camera") ?? "card", clock: { wallClockSeconds() })
+    var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
+    let room = Room(roomName: "demo", localName: args.value("name"), sourceName: video.local.currentName)
+    var controls = RoomApp.Controls()
+    controls.nextSource = { video.local.next() }
+    let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
+                                       clock: { monotonicSeconds() - start }) { p in
+        guard p.videoOn else { return nil }
+        return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex)
+    }
+    let app = RoomApp(room: room, server: "simulated", controls: controls, painter: painter,
+                      useColor: color != .mono)
+    return try app.run { now in simulation.events(until: now) }
+}
+
+private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
+    let count = try args.int("peers", default: 3, range: 1...11)
+    let color = try ColorChoice.parse(args.value("color"))
+    let roomName = args.value("room") ?? "demo"
+    let hosts: Call.HostCandidates
+    switch args.value("host-candidates") ?? "all" {
+    case "loopback": hosts = .loopback
+    case "all": hosts = .all
+    case let other: throw UsageError("--host-candidates takes loopback or all, not '\(other)'")
+    }
+    let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .discard
+    var config = SignalingServerConfiguration()
+    config.host = "127.0.0.1"
+    config.port = UInt16(try args.int("port", default: 0, range: 0...65535))
+    let server = try SignalingServer(config, log: log)
+    server.start()
+    defer { server.stop() }
+    let pageURL = server.pageURL + "#" + roomName
+    log.write("demo: server at \(pageURL)")
+    let others = try SyntheticParticipants(count: count, url: server.webSocketURL, room: roomName, hostCandidates: hosts,
+                                           log: { log.write("demo " + $0) })
+    defer { others.leave() }
+    others.startTalkingTurns()
+
+    let name = args.value("name")
+    var options = Call.Options()
+    options.hostCandidates = hosts
+    options.media.camera = args.value("camera") ?? "card"
+    options.media.participant = CallOptionsParsing.participantNumber(name ?? "you")
+    options.media.toneHz = 0   // you: a silent microphone (the demo has no sound card to assume)
+    options.log = { log.write("demo you: " + $0) }
+    let session = try RoomSession(settings: .init(url: server.webSocketURL, room: roomName, name: name), callOptions: options,
+                                  log: { log.write("demo you: " + $0) })
+    try session.start()
+    let line = "conftui demo: room '\(roomName)' with \(count) synthetic participant(s); a browser on this machine can join at \(pageURL)\n"
+    _ = line.withCString { write(1, $0, strlen($0)) }
+    let status = try CallScreen(session: session, serverLabel: pageURL, color: color).run()
+    _ = line.withCString { write(1, $0, strlen($0)) }
+    return status
+}
 
 /// The `--color` option shared by every screen-drawing command.
 enum ColorChoice: String, CaseIterable {

@@ -11,6 +11,7 @@ let joinCommand = Command(
         .value("name", "NAME", "your display name, shown to the others (default: none; they see a short id)"),
         .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
         .value("tone", "HZ", "send a sine tone of HZ instead of a microphone (demos and tests)"),
+        .value("report", "FILE", "write a JSON report of the call (as `bot --report`) every 2 s and on exit"),
         .flag("muted", "start muted"),
         .flag("no-video", "start with video off"),
     ],
@@ -38,6 +39,8 @@ let joinCommand = Command(
         var screen = CallScreen(session: session, serverLabel: hostPart(of: settings.url), color: color)
         if args.has("muted") { screen.startMuted = true }
         if args.has("no-video") { screen.startVideoOff = true }
+        screen.reportPath = args.value("report")
+        screen.reportName = name ?? ""
         return try screen.run()
     })
 

@@ -1,4 +1,7 @@
 import Engine
+#if canImport(Glibc)
+import Glibc
+#endif
 import Renderer
 import RoomModel
 import Signaling
@@ -13,6 +16,9 @@ struct CallScreen {
     /// The call was started muted / with video off (`--muted`, `--no-video`): the screen starts the same way.
     var startMuted = false
     var startVideoOff = false
+    /// `--report FILE`: the JSON report (as `bot` writes it), refreshed every 2 s during the call and at the end.
+    var reportPath: String?
+    var reportName = ""
 
     func run() throws -> Int32 {
         let call = session.call
@@ -37,8 +43,12 @@ struct CallScreen {
         }
         let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color != .mono)
         var translator = CallRoomEvents()
-        var lastSnapshot = -1.0
-        defer { session.leave() }
+        var lastSnapshot = -1.0, lastReport = 0.0
+        let startedAt = MediaPipeline.wallClock()
+        defer {
+            session.leave()
+            writeReport(startedAt: startedAt, reason: "left")
+        }
         return try app.run { now in
             var update = RoomApp.Update()
             for event in session.takeEvents() {
@@ -61,7 +71,23 @@ struct CallScreen {
                 update.events += translator.events(from: call.snapshot(analyseAudio: false, levelsOnly: true), now: now)
             }
             if session.endReason != nil { update.exit = 1 }
+            if reportPath != nil, now - lastReport >= 2 {
+                lastReport = now
+                writeReport(startedAt: startedAt, reason: "running")
+            }
             return update
+        }
+    }
+
+    /// Written to a temporary file and renamed, so a reader never sees half a report.
+    private func writeReport(startedAt: Double, reason: String) {
+        guard let reportPath else { return }
+        let temporary = reportPath + ".tmp"
+        do {
+            try CallReport(session: session, name: reportName, startedAt: startedAt, endReason: reason).write(to: temporary)
+            _ = rename(temporary, reportPath)
+        } catch {
+            // The screen cannot show it and must not stop for it; the log has the reason.
         }
     }
 }

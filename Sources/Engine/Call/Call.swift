@@ -169,6 +169,12 @@ private final class CallEventLoop {
     var closed: [RemotePeerID: Peer] = [:]
     var you: RemotePeerID?
     var lastPublish = TransportTime.zero
+    /// Failed connections we offered to, and when to offer again (see `retryFailed`).
+    var retries: [RemotePeerID: (attempt: Int, at: TransportTime)] = [:]
+    /// A failed connection is retried by the side that offered it (the newcomer, skyrtc-protocol.md §5), after 1, 2
+    /// and 4 s; the answering side receives the new offer and starts over (`handle(.offer)`). After the last attempt
+    /// the peer stays `failed` on screen until it leaves or rejoins: a peer we cannot reach is better shown than hidden.
+    static let retryDelays: [Int64] = [1, 2, 4]
 
     init(call: Call) { self.call = call }
 
@@ -178,7 +184,8 @@ private final class CallEventLoop {
     func run() {
         while call.isRunning {
             let current = now
-            let nearest = peers.values.flatMap { [$0.deadline, $0.gatherer?.deadline] }.compactMap { $0 }.min()
+            let nearest = (peers.values.flatMap { [$0.deadline, $0.gatherer?.deadline] } + retries.values.map { Optional($0.at) })
+                .compactMap { $0 }.min()
             let waitNs = nearest.map { max(0, ($0 - current).nanoseconds) } ?? 100_000_000
             let timeoutMs = Int32(min(100, (waitNs + 999_999) / 1_000_000))
             var order: [(Peer, UdpSocket)] = []
@@ -213,6 +220,7 @@ private final class CallEventLoop {
             for peer in peers.values where peer.gatherer?.deadline.map({ $0 <= t }) ?? false {
                 for transmit in peer.gatherer!.poll(now: t) { peer.sockets[transmit.from]?.send(transmit.bytes, to: transmit.to) }
             }
+            for (id, retry) in retries where retry.at <= t { retryFailed(id) }
             if t - lastPublish >= .milliseconds(200) { publishAll() }
         }
         for peer in Array(peers.values) { closePeer(peer.id, cause: "call ended") }
@@ -325,7 +333,22 @@ private final class CallEventLoop {
         }
     }
 
+    /// Offers again to a peer whose connection failed (a fresh connection: new ports, new ICE credentials).
+    func retryFailed(_ id: RemotePeerID) {
+        guard let retry = retries[id] else { return }
+        guard peers[id]?.connection.state == .failed else {
+            retries[id] = nil   // replaced meanwhile (the peer offered anew, or left)
+            return
+        }
+        closePeer(id, cause: "failed; offering again")
+        // Kept (with no time) until this attempt connects or fails: it counts the attempts.
+        retries[id] = (retry.attempt, TransportTime(nanoseconds: Int64.max))
+        guard let peer = makePeer(id) else { return }
+        feed(peer, .command(.createOffer))
+    }
+
     func closePeer(_ id: RemotePeerID, cause: String) {
+        if !cause.hasPrefix("failed") { retries[id] = nil }
         guard let peer = peers.removeValue(forKey: id) else { return }
         call.log("\(short(id)): closing (\(cause))")
         feed(peer, .command(.close))
@@ -373,6 +396,16 @@ private final class CallEventLoop {
             peer.timeline.append(StateChange(at: seconds, state: s, cause: cause))
             if s == .connected, peer.timeToConnected == nil { peer.timeToConnected = seconds - peer.createdAt }
             call.log("\(short(peer.id)): \(s.rawValue) (\(cause))")
+            if s == .connected { retries[peer.id] = nil }
+            if s == .failed, peer.connection.role == .offerer {
+                let attempt = (retries[peer.id]?.attempt ?? 0) + 1
+                if attempt <= Self.retryDelays.count {
+                    retries[peer.id] = (attempt, now + .milliseconds(Self.retryDelays[attempt - 1] * 1000))
+                    call.log("\(short(peer.id)): will offer again in \(Self.retryDelays[attempt - 1]) s (attempt \(attempt))")
+                } else {
+                    call.log("\(short(peer.id)): giving up after \(attempt - 1) new offers; stays failed")
+                }
+            }
             publish(peer)
         case .selectedPair(let pair):
             call.log("\(short(peer.id)): selected pair \(pair.localBase) -> \(pair.remoteAddress)")
