@@ -20,7 +20,7 @@ struct CallRoomEvents {
     static func participant(_ s: SocketID) -> ParticipantID { ParticipantID(s.rawValue) }
     static func participant(_ p: RemotePeerID) -> ParticipantID { ParticipantID(p.rawValue) }
 
-    func events(from event: SessionEvent) -> [RoomEvent] {
+    mutating func events(from event: SessionEvent) -> [RoomEvent] {
         switch event {
         case .joined(let you, let peers, let names):
             var out: [RoomEvent] = [.joined(you: Self.participant(you), peers: peers.map(Self.participant))]
@@ -31,7 +31,13 @@ struct CallRoomEvents {
             if let name { out.append(.nameChanged(Self.participant(id), name)) }
             return out
         case .peerLeft(let id): return [.peerLeft(Self.participant(id))]
-        case .signalingLost, .serverError: return []
+        case .signalingLost:
+            // Every connection was closed with the signaling: the tiles stay (the rejoin's `_peers` keeps those
+            // still there and drops the rest) but show that nothing flows now.
+            let ids = lastState.keys.sorted()
+            for id in ids { lastState[id] = .disconnected }
+            return ids.map { .connectionChanged(Self.participant($0), .disconnected) }
+        case .serverError: return []
         }
     }
 
