@@ -3,7 +3,9 @@
 ///
 /// A self-contained SkyRTC mesh client (no external URLs): it joins the room named by the URL fragment over
 /// `ws(s)://<same host:port>/`, offers to the members already there, answers newcomers, and shows everyone's
-/// video three tiles per row. `window.conftui.state()` and `window.conftui.log` are the hooks the interop tests
+/// video three tiles per row, each labelled with the peer's display name (the `?name=` of its page or
+/// `conftui join --name`, carried by conftui's display-name extension) or, without one, a short socketId.
+/// `window.conftui.state()` and `window.conftui.log` are the hooks the interop tests
 /// read (documented at the top of the script). Being a raw string literal, the text must not contain a
 /// backslash followed by `#`; Tests/Interop/browser_page.py extracts it the way the compiler does.
 public enum BrowserPage {
@@ -77,13 +79,17 @@ public enum BrowserPage {
      * answers the offer that follows. Candidates travel as {label: sdpMLineIndex, id: sdpMid, candidate}.
      *
      * Query options: ?stun=host:port (repeatable) adds STUN servers; by default there are none, so calls work
-     * offline between peers that can reach each other directly.
+     * offline between peers that can reach each other directly. ?name=Ada is the display name others see: it is
+     * sent in `__join` as {room, name} (conftui's extension; the original server drops it), and remote names
+     * arrive in `_peers.names` ({<socketId>: name}) and `_new_peer.name`. A peer without a name is shown by the
+     * first 8 characters of its socketId, which is all there is against the original server.
      *
      * Test hook:
      *   window.conftui.state() -> Promise of {you (null until `_peers`), room (the fragment, "" = default),
+     *       name (our display name from ?name=, null if none),
      *       media: "camera"|"synthetic" (null until local media is ready), mediaDescription,
      *       signaling: "connecting"|"joined"|"left"|"disconnected",
-     *       peers: {<socketId>: {role, connectionState, iceConnectionState, signalingState, framesDecoded,
+     *       peers: {<socketId>: {name (its display name, null if none), label (what its tile shows), role, connectionState, iceConnectionState, signalingState, framesDecoded,
      *                            frameWidth, frameHeight, packetsReceived, audioPacketsReceived,
      *                            videoPacketsReceived, audioLevel, totalAudioEnergy, bytesReceived,
      *                            selectedPair}}}
@@ -92,7 +98,9 @@ public enum BrowserPage {
      */
 
     const LOG_LIMIT = 400;
+    const NAME_LIMIT = 64;   // bytes of UTF-8, the server's cap (SkyRTCDisplayName.maxBytes)
     const params = new URLSearchParams(location.search);
+    const ownName = displayName(params.get("name"));
     const rtcConfiguration = {
       iceServers: params.getAll("stun").filter(Boolean).map(url => ({ urls: url.startsWith("stun:") ? url : "stun:" + url })),
     };
@@ -127,6 +135,38 @@ public enum BrowserPage {
     }
 
     const short = id => String(id).slice(0, 8);
+
+    /**
+     * A display name as the server cleans it (SkyRTCDisplayName): no C0/C1/DEL controls, no bidi or invisible
+     * format characters, trimmed, at most NAME_LIMIT long; null when nothing is left or it is not a string.
+     * Applied to our own name and to names from the server (the original server sends none; another might
+     * send anything).
+     */
+    function displayName(value) {
+      if (typeof value !== "string") return null;
+      const stripped = value.replace(
+        /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g, "");
+      // Cut between characters (grapheme clusters where the browser can tell, else code points) at NAME_LIMIT
+      // bytes of UTF-8, like the server, so what we show ourselves is what the others see.
+      const text = stripped.trim();
+      const characters = typeof Intl === "object" && Intl.Segmenter
+        ? Array.from(new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text), part => part.segment)
+        : Array.from(text);
+      const utf8 = new TextEncoder();
+      let name = "";
+      let bytes = 0;
+      for (const character of characters) {
+        const size = utf8.encode(character).length;
+        if (bytes + size > NAME_LIMIT) break;
+        name += character;
+        bytes += size;
+      }
+      name = name.trim();
+      return name === "" ? null : name;
+    }
+
+    /** What a peer's tile shows: its name, or the short socketId. */
+    const label = peer => peer.name || short(peer.id);
 
     function roomFromFragment() {
       try {
@@ -311,7 +351,7 @@ public enum BrowserPage {
       s.mediaReady = openMedia().then(media => {
         if (s.closed) { media.stop(); return media; }
         s.media = media;
-        if (s.you) media.setName(short(s.you));
+        if (s.you) media.setName(ownName || short(s.you));
         s.selfTile.show(media.stream);
         showLocalState(s);
         ui.mute.disabled = !media.audioTrack;
@@ -326,7 +366,7 @@ public enum BrowserPage {
       ws.onopen = () => {
         if (session !== s) return;
         log("signaling connected");
-        send(s, "__join", { room });
+        send(s, "__join", ownName ? { room, name: ownName } : { room });
       };
       ws.onmessage = event => {
         if (session !== s) return;
@@ -378,12 +418,16 @@ public enum BrowserPage {
       // The original server lists a socket twice after a rejoin on one socket (ghosts): offer once per id.
       const listed = Array.isArray(data.connections) ? data.connections.map(String) : [];
       const ids = [...new Set(listed)].filter(id => id && id !== s.you);
-      log("joined as", short(s.you), "with", ids.length, "peer(s):", ids.map(short).join(" ") || "none");
-      s.selfTile.setName("you · " + short(s.you));
-      if (s.media) s.media.setName(short(s.you));
+      // Display names (conftui's extension): {<socketId>: name} for those that gave one; absent on the original.
+      const names = data.names && typeof data.names === "object" ? data.names : {};
+      const nameOf = id => (Object.prototype.hasOwnProperty.call(names, id) ? displayName(names[id]) : null);
+      log("joined as", short(s.you) + (ownName ? " (" + ownName + ")" : ""), "with", ids.length, "peer(s):",
+          ids.map(id => short(id) + (nameOf(id) ? " (" + nameOf(id) + ")" : "")).join(" ") || "none");
+      s.selfTile.setName("you · " + (ownName || short(s.you)));
+      if (s.media) s.media.setName(ownName || short(s.you));
       // The newcomer offers to everyone already there (SkyRTC rule), once its media is ready.
       for (const id of ids) {
-        const peer = addPeer(s, id, "offerer");
+        const peer = addPeer(s, id, "offerer", nameOf(id));
         enqueue(peer, () => offer(s, peer));
       }
       updateStatus();
@@ -392,8 +436,9 @@ public enum BrowserPage {
     function onNewPeer(s, data) {
       const id = String(data.socketId || "");
       if (!id) return;
-      log("peer", short(id), "joined; waiting for its offer");
-      addPeer(s, id, "answerer");
+      const name = displayName(data.name);
+      log("peer", short(id) + (name ? " (" + name + ")" : ""), "joined; waiting for its offer");
+      addPeer(s, id, "answerer", name);
       updateStatus();
     }
 
@@ -490,14 +535,22 @@ public enum BrowserPage {
       });
     }
 
-    function addPeer(s, id, role) {
+    /** The peer with this id, made if new; `name` (a cleaned display name or null) relabels a known one. */
+    function addPeer(s, id, role, name = null) {
       const existing = s.peers.get(id);
-      if (existing) return existing;
+      if (existing) {
+        if (name && name !== existing.name) {
+          existing.name = name;
+          existing.tile.setName(label(existing));
+        }
+        return existing;
+      }
       const pc = new RTCPeerConnection(rtcConfiguration);
       const peer = {
-        id, role, pc, closed: false, queue: Promise.resolve(), pendingCandidates: [],
-        stream: new MediaStream(), tile: makeTile(short(id), false),
+        id, name, role, pc, closed: false, queue: Promise.resolve(), pendingCandidates: [],
+        stream: new MediaStream(), tile: null,
       };
+      peer.tile = makeTile(label(peer), false);
       s.peers.set(id, peer);
       peer.tile.setState(role === "offerer" ? "new" : "waiting for offer");
       pc.onicecandidate = event => {
@@ -587,7 +640,7 @@ public enum BrowserPage {
       const s = session;
       if (!s) return;
       const parts = ["room " + (s.room === "" ? "(default)" : s.room)];
-      parts.push("you " + (s.you ? short(s.you) : "…"));
+      parts.push("you " + (ownName ? ownName + " " : "") + (s.you ? short(s.you) : "…"));
       const connected = [...s.peers.values()].filter(p => p.pc.connectionState === "connected").length;
       parts.push(s.peers.size + (s.peers.size === 1 ? " peer" : " peers") + " (" + connected + " connected)");
       if (s.media) parts.push(s.media.description);
@@ -601,7 +654,7 @@ public enum BrowserPage {
     async function peerSummary(peer) {
       const pc = peer.pc;
       const summary = {
-        role: peer.role, connectionState: pc.connectionState, iceConnectionState: pc.iceConnectionState,
+        name: peer.name, label: label(peer), role: peer.role, connectionState: pc.connectionState, iceConnectionState: pc.iceConnectionState,
         signalingState: pc.signalingState, framesDecoded: 0, frameWidth: 0, frameHeight: 0, packetsReceived: 0,
         audioPacketsReceived: 0, videoPacketsReceived: 0, audioLevel: 0, totalAudioEnergy: 0, bytesReceived: 0,
         selectedPair: null,
@@ -639,7 +692,9 @@ public enum BrowserPage {
 
     async function snapshot() {
       const s = session;
-      const state = { you: null, room: null, media: null, mediaDescription: null, signaling: "none", peers: {} };
+      const state = {
+        you: null, room: null, name: ownName, media: null, mediaDescription: null, signaling: "none", peers: {},
+      };
       if (!s) return state;
       Object.assign(state, {
         you: s.you || null, room: s.room, signaling: s.signaling,

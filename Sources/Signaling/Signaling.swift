@@ -4,8 +4,9 @@
 // - WebSocket/  RFC 6455 sans-IO codec: incremental frame parser (§5), frame writer, close codes
 //               (§7.4), the Sec-WebSocket-Accept proof (§4.2.2). Bytes in, messages out.
 // - HTTP/       HTTP/1.1 request-head parser and the router deciding upgrade vs page/health/404.
-// - SkyRTC/     The SkyRTC messages (typed, JSON with ordered keys), socket ids, error codes, and
-//               `SkyRTCRooms`, the room logic as a pure state machine (inputs → actions).
+// - SkyRTC/     The SkyRTC messages (typed, JSON with ordered keys), socket ids, error codes, the
+//               display-name extension's cleaning rule, and `SkyRTCRooms`, the room logic as a pure
+//               state machine (inputs → actions).
 // - IO/         Non-blocking byte streams over sockets (plain TCP), socket helpers, monotonic clock.
 // - TLS/        OpenSSL: server context (PEM files or in-memory self-signed ECDSA P-256), client
 //               sessions (system trust, insecure, or pinned SHA-256), TLS byte stream.

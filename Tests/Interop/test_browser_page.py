@@ -11,6 +11,7 @@ import urllib.request
 import pytest
 
 from browser_page import SWIFT_SOURCE, PageExtractionError, load_browser_page, swift_raw_multiline_literal
+from test_browser_pair import explain_failure, open_pages, wait_until
 
 SWIFTC = shutil.which("swiftc") or "/opt/swift/usr/bin/swiftc"
 
@@ -64,3 +65,34 @@ def test_the_signaling_server_serves_this_page_at_slash(signaling_server):
         assert response.status == 200
         assert response.headers["Content-Type"].split(";")[0].strip() == "text/html"
         assert response.read().decode("utf-8") == load_browser_page()
+
+
+def _names_seen(page) -> dict:
+    """{socketId: [name, label]} from `conftui.state()` for every remote peer the page knows."""
+    return page.evaluate("""conftui.state().then(state => Object.fromEntries(Object.entries(state.peers).map(
+        ([id, peer]) => [id, [peer.name, peer.label]])))""")
+
+
+def test_display_names_from_the_url_reach_the_other_pages(signaling_server, chromium):
+    # conftui serve carries the names (display-name extension); the reference server, like the original, drops
+    # them, and then every tile shows the short socketId.
+    carries_names = "reference" not in signaling_server.description
+    pages = []
+    with explain_failure(chromium, signaling_server, pages):
+        base = signaling_server.http_url
+        pages += open_pages(chromium, base + "?name=Zoe#names", ["Zoe"])
+        pages += open_pages(chromium, base + "?name=%1B%5B2J%E2%80%AEMal#names", ["hostile"])
+        pages += open_pages(chromium, base + "#names", ["plain"])
+        states = wait_until(pages, lambda s: all(len(state["peers"]) == 2 for state in s), 10.0,
+                            "all three know each other")
+        zoe, hostile, plain = (state["you"] for state in states)
+        assert [state["name"] for state in states] == ["Zoe", "[2JMal", None]   # cleaned like the server does
+        expected = {zoe: "Zoe", hostile: "[2JMal", plain: None} if carries_names else dict.fromkeys((zoe, hostile, plain))
+        for page, state in zip(pages, states):
+            seen = _names_seen(page)
+            for peer_id, (name, label) in seen.items():
+                assert name == expected[peer_id], (page.name, peer_id, seen)
+                assert label == (expected[peer_id] or peer_id[:8]), (page.name, peer_id, seen)
+            tiles = page.evaluate("[...document.querySelectorAll('#grid .tile .name')].map(n => n.textContent)")
+            own = "you · " + (state["name"] or state["you"][:8])
+            assert tiles == [own] + [expected[i] or i[:8] for i in (zoe, hostile, plain) if i != state["you"]], tiles

@@ -153,7 +153,7 @@ import Glibc
         let pa = try a.join(room: "tls").peers
         let pb = try b.join(room: "tls").peers
         #expect(pb.connections == [pa.you])
-        #expect(try a.next(timeout: 3) == .newPeer(pb.you))
+        #expect(try a.next(timeout: 3) == .newPeer(pb.you, name: nil))
         // A message bigger than one TLS record crosses intact.
         let big = String(repeating: "x", count: 100_000)
         try b.send(.offer(SkyRTCDescription(sdp: .object([("type", .string("offer")), ("sdp", .string(big))]), socketId: pa.you)))
@@ -281,7 +281,7 @@ import Glibc
         do {
             let b = try SkyRTCClient(url: server.webSocketURL)
             idB = try b.join(room: "drop").peers.you
-            #expect(try a.next(timeout: 3) == .newPeer(idB!))
+            #expect(try a.next(timeout: 3) == .newPeer(idB!, name: nil))
         }
         // b's reader thread noticed the drop, said 1001 and closed the socket.
         #expect(try a.nextText() == #"{"eventName":"_remove_peer","data":{"socketId":"\#(idB!)"}}"#)

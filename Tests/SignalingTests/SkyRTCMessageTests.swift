@@ -85,7 +85,7 @@ import Testing
 
     @Test func serverMessagesDecodeBack() throws {
         let messages: [SkyRTCServerMessage] = [
-            .peers(SkyRTCPeers(connections: [Self.a], you: Self.b)), .newPeer(Self.a), .removePeer(Self.b),
+            .peers(SkyRTCPeers(connections: [Self.a], you: Self.b)), .newPeer(Self.a, name: nil), .removePeer(Self.b),
             .answer(SkyRTCDescription(sdp: .object([("type", .string("answer"))]), socketId: Self.a)),
             .iceCandidate(SkyRTCCandidate(id: "0", label: 0, candidate: "c", socketId: Self.a)),
             .error(SkyRTCErrorReply(code: .badJSON, message: "x")),

@@ -26,13 +26,13 @@ import Testing
         var rooms = Self.opened(Self.a, Self.b, Self.c)
         #expect(Self.sends(rooms.handle(Self.msg(Self.a, Self.join("r1")))) == [Self.send(Self.a, .peers(SkyRTCPeers(connections: [], you: Self.a)))])
         #expect(Self.sends(rooms.handle(Self.msg(Self.b, Self.join("r1")))) == [
-            Self.send(Self.a, .newPeer(Self.b)),
+            Self.send(Self.a, .newPeer(Self.b, name: nil)),
             Self.send(Self.b, .peers(SkyRTCPeers(connections: [Self.a], you: Self.b))),
         ])
         // _new_peer to each existing member in join order, then _peers to the joiner.
         #expect(Self.sends(rooms.handle(Self.msg(Self.c, Self.join("r1")))) == [
-            Self.send(Self.a, .newPeer(Self.c)),
-            Self.send(Self.b, .newPeer(Self.c)),
+            Self.send(Self.a, .newPeer(Self.c, name: nil)),
+            Self.send(Self.b, .newPeer(Self.c, name: nil)),
             Self.send(Self.c, .peers(SkyRTCPeers(connections: [Self.a, Self.b], you: Self.c))),
         ])
         #expect(rooms.members(of: "r1") == [Self.a, Self.b, Self.c])
@@ -60,7 +60,7 @@ import Testing
         _ = rooms.handle(Self.msg(Self.c, Self.join("r2")))
         #expect(Self.sends(rooms.handle(Self.msg(Self.b, Self.join("r2")))) == [
             Self.send(Self.a, .removePeer(Self.b)),
-            Self.send(Self.c, .newPeer(Self.b)),
+            Self.send(Self.c, .newPeer(Self.b, name: nil)),
             Self.send(Self.b, .peers(SkyRTCPeers(connections: [Self.c], you: Self.b))),
         ])
         #expect(rooms.members(of: "r1") == [Self.a])

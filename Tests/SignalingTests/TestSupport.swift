@@ -46,7 +46,7 @@ enum TestServer {
         defer { a.close(); b.close() }
         let pa = try a.join(room: room).peers
         let pb = try b.join(room: room).peers
-        guard pb.connections == [pa.you], try a.next(timeout: 3) == .newPeer(pb.you) else { return false }
+        guard pb.connections == [pa.you], try a.next(timeout: 3) == .newPeer(pb.you, name: nil) else { return false }
         try b.send(.offer(SkyRTCDescription(sdp: .object([("type", .string("offer")), ("sdp", .string("v=0\r\n"))]), socketId: pa.you)))
         guard case .text(let text) = try a.webSocket.receive(timeout: 3) else { return false }
         return text == #"{"eventName":"_offer","data":{"sdp":{"type":"offer","sdp":"v=0\r\n"},"socketId":"\#(pb.you)"}}"#
