@@ -67,9 +67,11 @@ test: deps build
 fuzz: build
 	CONFTUI_FUZZ_ITERATIONS=100000 $(SWIFT) test --filter 'seededFuzz|randomDatagramsOfEveryClass|OneHundredThousand'
 
-# Until the networked demo lands, the main job is the simulated room: a live grid at once.
+# The main job: a live room at once. An in-process server on a free loopback port, three synthetic participants
+# over real WebRTC, and you; it prints the URL a browser on this machine can open to join. (`conftui demo
+# --simulate 3` is the same screen without any network.) ARGS passes options, e.g. make run ARGS="--peers 5".
 run: deps build
-	$(BIN_DEBUG)/conftui demo --simulate 3
+	$(BIN_DEBUG)/conftui demo $(ARGS)
 
 # The renderer suite reads the benchmark clips as Y4M from .build/clips (converted once from ../shared/bench).
 CLIPS_SRC ?= ../shared/bench
