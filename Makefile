@@ -82,6 +82,7 @@ bench: deps release
 	CONFTUI_CLIPS=$${CONFTUI_CLIPS:-.build/clips} $(BIN_RELEASE)/conftui-bench
 	ulimit -n $$(ulimit -Hn); $(PY) Tests/Bench/signaling_load.py $(BIN_RELEASE)/conftui
 	$(PY) Tests/Bench/connect_time.py $(BIN_RELEASE)/conftui
+	$(PY) Tests/Bench/room_bench.py $(BIN_RELEASE)/conftui
 
 clean:
 	rm -rf .build bench-results

@@ -12,6 +12,7 @@ let joinCommand = Command(
         .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
         .value("tone", "HZ", "send a sine tone of HZ instead of a microphone (demos and tests)"),
         .value("report", "FILE", "write a JSON report of the call (as `bot --report`) every 2 s and on exit"),
+        .value("latency-log", "FILE", "append 'socketId ms' per remote test-card frame painted: capture-to-terminal latency"),
         .flag("muted", "start muted"),
         .flag("no-video", "start with video off"),
     ],
@@ -41,6 +42,7 @@ let joinCommand = Command(
         if args.has("no-video") { screen.startVideoOff = true }
         screen.reportPath = args.value("report")
         screen.reportName = name ?? ""
+        screen.latencyLogPath = args.value("latency-log")
         return try screen.run()
     })
 

@@ -10,6 +10,8 @@ struct CallReport: Encodable {
     var startedAt: Double
     var endReason: String
     var elapsed: Double
+    /// Wall-clock time (Unix seconds) when the call started: the origin of every `...At` in `peers`.
+    var callStartedAt: Double
     var local: LocalMediaSnapshot
     var peers: [RemotePeerID: PeerSnapshot]
 
@@ -21,6 +23,7 @@ struct CallReport: Encodable {
         self.startedAt = startedAt
         self.endReason = endReason
         elapsed = s.elapsed
+        callStartedAt = MediaPipeline.wallClock() - s.elapsed
         local = s.local
         peers = s.peers
     }

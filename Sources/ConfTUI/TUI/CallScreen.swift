@@ -19,6 +19,9 @@ struct CallScreen {
     /// `--report FILE`: the JSON report (as `bot` writes it), refreshed every 2 s during the call and at the end.
     var reportPath: String?
     var reportName = ""
+    /// `--latency-log FILE`: one line per remote test-card frame that reached the terminal, `TIME socketId capture→paint
+    /// ms` (both ends read the wall clock: glass-to-glass as far as a terminal program can see it).
+    var latencyLogPath: String?
 
     func run() throws -> Int32 {
         let call = session.call
@@ -40,6 +43,14 @@ struct CallScreen {
                                            clock: { monotonicSeconds() - start }) { p in
             guard p.videoOn else { return nil }
             return p.isLocal ? call.media.latestLocalFrame : call.latestFrame(of: RemotePeerID(p.id.rawValue))
+        }
+        let latencyLog = try latencyLogPath.map { try SignalingLog(path: $0) }
+        if let latencyLog {
+            painter.onFramePainted = { participant, frame in
+                guard let code = TestCard.decode(frame) else { return }
+                let now = UInt32(truncatingIfNeeded: Int64((MediaPipeline.wallClock() * 1000).rounded(.down)))
+                latencyLog.write("\(participant.id.rawValue) \(Int32(bitPattern: now &- code.captureMillis))")
+            }
         }
         let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color != .mono)
         var translator = CallRoomEvents()

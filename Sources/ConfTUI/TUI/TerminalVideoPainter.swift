@@ -24,6 +24,11 @@ final class TerminalVideoPainter: VideoPainter {
     /// Total bytes written, for the stats overlay and the benchmark of bytes per second.
     private(set) var bytesWritten = 0
     private var painted = Set<ParticipantID>()
+    /// Called after a flush, once per remote frame that reached the terminal for the first time (its bytes are
+    /// written): the glass-to-glass probe of `join --latency-log` reads the test card's capture time from it.
+    var onFramePainted: ((Participant, VideoFrame) -> Void)?
+    private var lastTimestamp: [ParticipantID: Double] = [:]
+    private var newlyPainted: [(Participant, VideoFrame)] = []
 
     init(colorMode: ColorMode, bytesPerSecond: Int = ByteBudget.defaultBytesPerSecond,
          clock: @escaping () -> Double, frames: @escaping FrameSource) {
@@ -59,6 +64,10 @@ final class TerminalVideoPainter: VideoPainter {
         }
         tile.render(.i420(image), now: clock(), on: screen)
         painted.insert(id)
+        if onFramePainted != nil, !participant.isLocal, lastTimestamp[id] != frame.timestamp {
+            lastTimestamp[id] = frame.timestamp
+            newlyPainted.append((participant, frame))
+        }
     }
 
     func flush() {
@@ -66,6 +75,10 @@ final class TerminalVideoPainter: VideoPainter {
         for id in tiles.keys where !painted.contains(id) { tiles[id] = nil }
         painted.removeAll(keepingCapacity: true)
         let bytes = screen.finishFrame()
+        defer {
+            for (p, f) in newlyPainted { onFramePainted?(p, f) }
+            newlyPainted.removeAll(keepingCapacity: true)
+        }
         guard !bytes.isEmpty else { return }
         var out: [UInt8] = [0x1B, 0x37, 0x1B, 0x5B, 0x30, 0x6D]   // ESC 7 (save cursor and attributes), SGR 0
         out += bytes

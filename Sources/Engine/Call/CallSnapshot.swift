@@ -45,6 +45,8 @@ public struct ReceivedVideoSnapshot: Sendable, Codable, Equatable {
     public var width = 0
     public var height = 0
     public var framesPerSecond = 0.0
+    /// Seconds since the call started when the first frame was decoded (join-to-first-frame).
+    public var firstFrameAt: Double?
     /// W3C webrtc-stats freezeCount: a gap above max(3 × the mean frame interval, mean + 150 ms).
     public var freezes = 0
     public var testCard: TestCardSeen?

@@ -32,6 +32,7 @@ final class RemoteMedia {
         }
         guard let picture else { return true }
         video.framesDecoded += 1
+        if video.firstFrameAt == nil { video.firstFrameAt = now }
         if frame.isKeyframe { video.keyframesDecoded += 1 }
         video.width = picture.width
         video.height = picture.height
