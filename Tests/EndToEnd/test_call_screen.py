@@ -167,3 +167,55 @@ def test_join_reconnects_after_the_server_restarts_without_ghost_tiles(workdir):
         bot.send_signal(signal.SIGTERM)
         bot.wait(10)
         server.stop()
+
+
+def test_a_peer_that_vanishes_mid_call_loses_its_tile_and_the_others_keep_going(workdir):
+    port = free_port()
+    server = Serve(port, workdir / "serve.log")
+    server.start()
+    url = f"ws://127.0.0.1:{port}/"
+    bots = {}
+    s = None
+    join_log, join_report = workdir / "join.log", workdir / "join.json"
+    try:
+        for name, hz in (("Ada", 440), ("Grace", 550)):
+            bots[name] = subprocess.Popen([conftui_bin(), "bot", url, "--room", "v", "--name", name, "--tone", str(hz),
+                                           "--host-candidates", "loopback", "--log", str(workdir / f"{name}.log")],
+                                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+            assert bots[name].stdout.readline().startswith("conftui bot: joined v as")
+        s = TmuxSession(f"{conftui_bin()} join {url} --room v --name Jay --host-candidates loopback --color 256 "
+                        f"--log {join_log} --report {join_report}", 120, 40)
+        s.wait_for(lambda sc: "Ada · connected" in sc and "Grace · connected" in sc and "2 peers" in sc,
+                   timeout=10, what="both bots connected")
+        bots["Ada"].kill()   # SIGKILL: no goodbye; the server sees the socket drop
+        killed = time.monotonic()
+        s.wait_for(lambda sc: "Ada" not in sc and "1 peer " in sc, timeout=2, what="Ada's tile gone within 2 s")
+        print(f"tile gone {time.monotonic() - killed:.2f} s after the kill")
+
+        def grace_frames():
+            try:
+                report = json.loads(join_report.read_text())
+            except (OSError, ValueError):
+                return 0
+            return max((p["video"]["framesDecoded"] for p in report["peers"].values()
+                        if p["transport"]["state"] == "connected"), default=0)
+
+        time.sleep(2.2)
+        first = grace_frames()
+        time.sleep(2.2)
+        assert grace_frames() > first + 15, "Grace's video keeps arriving"
+        assert "Grace · connected" in s.capture()
+        s.send("q")
+        assert s.wait_exit(10) == 0
+    except AssertionError:
+        print("--- screen ---\n" + (s.capture() if s else "") + "\n--- join log ---\n" + tail(join_log, 60)
+              + "\n--- server log ---\n" + tail(server.log, 40))
+        raise
+    finally:
+        if s:
+            s.close()
+        for b in bots.values():
+            if b.poll() is None:
+                b.send_signal(signal.SIGTERM)
+                b.wait(10)
+        server.stop()
