@@ -59,6 +59,30 @@ def workdir():
     yield path
 
 
+@pytest.fixture
+def server(workdir):
+    """`conftui serve` on a fixed free port (a test may stop and start it again on the same port)."""
+    serve = Serve(free_port(), workdir / "serve.log")
+    serve.start()
+    serve.url = f"ws://127.0.0.1:{serve.port}/"
+    yield serve
+    serve.stop()
+
+
+def start_bot(url, room, name, hz, workdir, *extra):
+    bot = subprocess.Popen([conftui_bin(), "bot", url, "--room", room, "--name", name, "--tone", str(hz),
+                            "--host-candidates", "loopback", "--log", str(workdir / f"{name}.log"), *extra],
+                           stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    assert bot.stdout.readline().startswith(f"conftui bot: joined {room} as")
+    return bot
+
+
+def stop_bot(bot):
+    if bot.poll() is None:
+        bot.send_signal(signal.SIGTERM)
+        bot.wait(10)
+
+
 def test_networked_demo_shows_four_live_tiles_within_10_s(workdir):
     log = workdir / "demo.log"
     s = TmuxSession(f"{conftui_bin()} demo --host-candidates loopback --name Sam --color 256 --log {log}", 120, 40)
@@ -95,18 +119,12 @@ def test_networked_demo_shows_four_live_tiles_within_10_s(workdir):
         s.close()
 
 
-def test_join_reconnects_after_the_server_restarts_without_ghost_tiles(workdir):
-    port = free_port()
-    server = Serve(port, workdir / "serve.log")
-    server.start()
-    url = f"ws://127.0.0.1:{port}/"
-    bot_log, join_log, join_report = workdir / "bot.log", workdir / "join.log", workdir / "join.json"
-    bot = subprocess.Popen([conftui_bin(), "bot", url, "--room", "r", "--name", "Ada", "--tone", "550",
-                            "--host-candidates", "loopback", "--log", str(bot_log), "--report", str(workdir / "bot.json")],
-                           stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+def test_join_reconnects_after_the_server_restarts_without_ghost_tiles(workdir, server):
+    url = server.url
+    bot_log, join_log, join_report = workdir / "Ada.log", workdir / "join.log", workdir / "join.json"
+    bot = start_bot(url, "r", "Ada", 550, workdir, "--report", str(workdir / "bot.json"))
     s = None
     try:
-        assert bot.stdout.readline().startswith("conftui bot: joined r as")
         s = TmuxSession(f"{conftui_bin()} join {url} --room r --name Jay --tone 660 --host-candidates loopback "
                         f"--color 256 --log {join_log} --report {join_report}", 120, 40)
         s.wait_for(lambda sc: "Ada · connected" in sc and "1 peer " in sc, timeout=10, what="Ada connected")
@@ -151,9 +169,10 @@ def test_join_reconnects_after_the_server_restarts_without_ghost_tiles(workdir):
             if heard and abs(heard - 550) < 5:
                 break
             time.sleep(0.5)
-        assert heard and abs(heard - 550) < 5, f"Ada's 550 Hz tone arrives after the reconnect (heard {heard})"
+        audio = json.loads(join_report.read_text())["peers"][new_id]["audio"]
+        assert heard and abs(heard - 550) < 5, f"Ada's 550 Hz tone arrives after the reconnect (heard {heard}): {audio}"
         s.send("l")
-        s.wait_for(lambda sc: "Leave" in sc or "leave" in sc, timeout=3, what="leave confirmation")
+        s.wait_for(lambda sc: "Leave the call?" in sc, timeout=10, what="leave confirmation")
         s.send("y")
         assert s.wait_exit(10) == 0
         assert s.modes_restored()
@@ -164,25 +183,17 @@ def test_join_reconnects_after_the_server_restarts_without_ghost_tiles(workdir):
     finally:
         if s:
             s.close()
-        bot.send_signal(signal.SIGTERM)
-        bot.wait(10)
-        server.stop()
+        stop_bot(bot)
 
 
-def test_a_peer_that_vanishes_mid_call_loses_its_tile_and_the_others_keep_going(workdir):
-    port = free_port()
-    server = Serve(port, workdir / "serve.log")
-    server.start()
-    url = f"ws://127.0.0.1:{port}/"
+def test_a_peer_that_vanishes_mid_call_loses_its_tile_and_the_others_keep_going(workdir, server):
+    url = server.url
     bots = {}
     s = None
     join_log, join_report = workdir / "join.log", workdir / "join.json"
     try:
         for name, hz in (("Ada", 440), ("Grace", 550)):
-            bots[name] = subprocess.Popen([conftui_bin(), "bot", url, "--room", "v", "--name", name, "--tone", str(hz),
-                                           "--host-candidates", "loopback", "--log", str(workdir / f"{name}.log")],
-                                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
-            assert bots[name].stdout.readline().startswith("conftui bot: joined v as")
+            bots[name] = start_bot(url, "v", name, hz, workdir)
         s = TmuxSession(f"{conftui_bin()} join {url} --room v --name Jay --host-candidates loopback --color 256 "
                         f"--log {join_log} --report {join_report}", 120, 40)
         s.wait_for(lambda sc: "Ada · connected" in sc and "Grace · connected" in sc and "2 peers" in sc,
@@ -215,7 +226,4 @@ def test_a_peer_that_vanishes_mid_call_loses_its_tile_and_the_others_keep_going(
         if s:
             s.close()
         for b in bots.values():
-            if b.poll() is None:
-                b.send_signal(signal.SIGTERM)
-                b.wait(10)
-        server.stop()
+            stop_bot(b)

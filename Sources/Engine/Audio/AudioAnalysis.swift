@@ -20,13 +20,20 @@ public enum AudioAnalysis {
     }
 
     /// The strongest frequency between `low` and `high` Hz, or nil for (near) silence.
-    /// A coarse Goertzel scan every 20 Hz finds the peak, a fine one around it every 1 Hz refines it:
-    /// cheap enough to run on every 100 ms window, and exact enough to tell 440 Hz from 660 Hz.
+    ///
+    /// Two Goertzel scans over Hann-windowed samples. Why two lengths: over N samples a tone's main lobe is only
+    /// about 2·rate/N wide (±4 Hz for half a second), so a coarse grid over the whole window steps over it and
+    /// lands on sidelobes, and any codec noise then wins (a 550 Hz tone read as 299 or 699 Hz). So the coarse scan
+    /// (every 5 Hz) runs on the last 0.1 s, whose windowed main lobe (±20 Hz) no grid point can miss; the fine scan
+    /// (every 1 Hz, ±10 Hz around the coarse peak) then uses every sample for precision.
     public static func dominantFrequency(_ samples: [Int16], sampleRate: Int = AudioFrame.sampleRate,
                                          low: Double = 60, high: Double = 4_000) -> Double? {
         guard samples.count >= 256, rmsLevel(samples) > 0.001 else { return nil }
-        let x = samples.map { Double($0) }
-        func power(_ f: Double) -> Double {
+        func windowed(_ slice: ArraySlice<Int16>) -> [Double] {
+            let n = slice.count
+            return slice.enumerated().map { i, v in Double(v) * (0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1))) }
+        }
+        func power(_ x: [Double], _ f: Double) -> Double {
             let w = 2 * Double.pi * f / Double(sampleRate)
             let coeff = 2 * cos(w)
             var s1 = 0.0, s2 = 0.0
@@ -37,20 +44,22 @@ public enum AudioAnalysis {
             }
             return s1 * s1 + s2 * s2 - coeff * s1 * s2
         }
+        let short = windowed(samples.suffix(sampleRate / 10))
         var best = low, bestPower = -1.0
         var f = low
         while f <= high {
-            let p = power(f)
+            let p = power(short, f)
             if p > bestPower { bestPower = p; best = f }
-            f += 20
+            f += 5
         }
-        var fine = max(low, best - 20)
-        let end = min(high, best + 20)
+        let full = windowed(samples[...])
+        var fine = max(low, best - 10), fineBest = best, fineBestPower = -1.0
+        let end = min(high, best + 10)
         while fine <= end {
-            let p = power(fine)
-            if p > bestPower { bestPower = p; best = fine }
+            let p = power(full, fine)
+            if p > fineBestPower { fineBestPower = p; fineBest = fine }
             fine += 1
         }
-        return best
+        return fineBest
     }
 }

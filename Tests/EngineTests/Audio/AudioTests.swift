@@ -35,6 +35,24 @@ func opusRoundTripKeepsAToneFrequency(hz: Double) throws {
     #expect(level > 0.15 && level < 0.3, "level \(level) (sent 0.212)")
 }
 
+/// Regression: the analysis once scanned a 20 Hz grid over half-second windows and stepped over the main lobe of
+/// any tone off that grid; through Opus, 550 Hz then read as 299-699 Hz (440/660/1200 Hz hid it).
+@Test(arguments: [333.0, 550.0, 1234.0, 2017.0])
+func aToneOffAnyGridIsMeasuredThroughOpusForTenSeconds(hz: Double) throws {
+    let encoder = try OpusEncoder(bitrate: 32_000)
+    let decoder = try OpusDecoder()
+    var tone = ToneSource(frequency: hz, amplitude: 0.3)
+    var decoded: [Int16] = []
+    var readings: [Double] = []
+    for (i, frame) in frames(&tone, 500).enumerated() {
+        let (packet, _) = try encoder.encode(frame)
+        decoded += try decoder.decode(packet).samples
+        if i % 50 == 49 { readings.append(AudioAnalysis.dominantFrequency(Array(decoded.suffix(24_000))) ?? 0) }
+    }
+    #expect(readings.count == 10)
+    #expect(readings.allSatisfy { abs($0 - hz) <= 2 }, "readings every second over 0.5 s windows: \(readings)")
+}
+
 @Test func mutedAudioIsSilenceAtTheReceiverAndDTXMarksIt() throws {
     let encoder = try OpusEncoder()
     let decoder = try OpusDecoder()
