@@ -174,8 +174,9 @@ final class PeerPairCost {
                     case .silence: break
                     }
                 }
-                if counting, case .packet = pull { result.opusDecode += cpu; result.audioFramesDecoded += 1 }
-                else if counting { result.opusDecode += cpu }
+                guard counting else { continue }
+                result.opusDecode += cpu
+                if case .packet = pull { result.audioFramesDecoded += 1 }
             default: break
             }
         }
