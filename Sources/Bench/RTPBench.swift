@@ -1,11 +1,12 @@
 import Engine
 
-/// What RTP media costs per stream and how long the jitter buffer holds frames. Three tables:
+/// What RTP media costs per stream and how long the jitter buffer holds frames. Four tables:
 /// 1. CPU per sent and per received 320x240 @15 fps VP8 + 20 ms Opus stream through two in-process
 ///    `PeerConnection`s (`PeerPairCost`), with the codecs measured in the same run as the baseline, so the
 ///    per-peer RTP/SRTP/ICE/jitter-buffer share is a ratio that survives a noisy machine;
 /// 2. the wall time from the datagram that completes a frame to the decoded frame, on that lossless wire;
-/// 3. packet-to-frame latency through the jitter buffer with loss and reordering, on a virtual clock
+/// 3. the whole call layer in real time: two `Call`s on loopback UDP, process CPU (`LoopbackCallCost`);
+/// 4. packet-to-frame latency through the jitter buffer with loss and reordering, on a virtual clock
 ///    (`JitterBufferLatency`).
 let rtpSuite = BenchSuite(name: "rtp", summary: "CPU per sent/received 320x240@15 fps stream, packet-to-frame latency through the jitter buffer") {
     var json: [String] = []
@@ -66,6 +67,19 @@ let rtpSuite = BenchSuite(name: "rtp", summary: "CPU per sent/received 320x240@1
         json.append(#"{"what":"rtp_receive_latency_us","profile":"\#(r.profile)","frames":\#(micros.count),"p50":\#(fmt(percentile(micros, 0.5), 0)),"p95":\#(fmt(percentile(micros, 0.95), 0)),"max":\#(fmt(micros.max() ?? 0, 0))}"#)
     }
     printTable(header: ["SRTP profile", "frames", "p50", "p95", "max"], rows: latencyRows)
+
+    print("")
+    let callSeconds = 10.0
+    let calls = try LoopbackCallCost.run(seconds: callSeconds)
+    print("The whole call layer in real time: two Calls in this process over UDP on 127.0.0.1, each sending its test card and tone")
+    print("to the other (2 sent + 2 received streams, plus card rendering, threads, sockets, card reading); process CPU")
+    print("(getrusage) over \(Int(callSeconds)) s of wall time once media flows.")
+    let perCall = 100 * calls.cpuSeconds / calls.wallSeconds / 2
+    let fps = calls.framesDecoded.map { fmt(Double($0) / calls.wallSeconds, 1) }.joined(separator: " / ")
+    let audioRate = calls.audioFramesDecoded.map { fmt(Double($0) / calls.wallSeconds, 1) }.joined(separator: " / ")
+    printTable(header: ["what", "process CPU % of one core", "per call (1 sent + 1 received stream)", "video fps received (a / b)", "audio frames/s"],
+               rows: [["2 Calls, loopback UDP", fmt(100 * calls.cpuSeconds / calls.wallSeconds) + " %", fmt(perCall) + " %", fps, audioRate]])
+    json.append(#"{"what":"loopback_calls","wall_s":\#(fmt(calls.wallSeconds)),"cpu_s":\#(fmt(calls.cpuSeconds, 3)),"per_call_pct":\#(fmt(perCall)),"frames_decoded":\#(calls.framesDecoded),"audio_frames_decoded":\#(calls.audioFramesDecoded)}"#)
 
     print("")
     print("Packet-to-frame latency through the jitter buffer, VIRTUAL ms (what the buffer adds, not CPU time): VideoSendStream ->")
