@@ -4,8 +4,9 @@ One page (the page `conftui serve` serves) and one bot in a room. After the firs
 Chromium's own `getStats()` every 5 s for 60 s and asserts, for EVERY 5 s window (not just at the end):
 - the bot's video keeps decoding at roughly the sent rate (>= 8 fps per window; the bot sends 15 fps) at 320x240;
 - the peer connection, ICE and DTLS stay connected and Chromium's consent checks on the selected pair keep being
-  answered. RFC 7675 §5.1: a browser sends a consent check about every 5 s and stops sending after 30 s without a
-  response, so a connection alive after 60 s with the response count still rising means the bot answers them.
+  answered. RFC 7675 §5.1: consent expires 30 s after the last answered check (the RFC paces checks at 4-6 s;
+  Chromium sent one about every 2.5 s here), so a connection alive after 60 s with the response count rising in
+  every 20 s stretch means the bot answers them.
 Midway, the page asks the bot for a keyframe the way an application can: a receiver `RTCRtpScriptTransform` whose
 worker calls `sendKeyFrameRequest()` (Chromium sends RTCP PLI/FIR). Chromium's pliCount/firCount must rise, the bot's
 report must count the request, and the video must keep decoding through the transform. At the end the
