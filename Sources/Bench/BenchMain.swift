@@ -23,4 +23,5 @@ struct BenchSuite: Sendable {
 let allSuites: [BenchSuite] = [
     rendererSuite,
     mediaSuite,
+    rtpSuite,
 ]

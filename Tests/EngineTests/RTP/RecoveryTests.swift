@@ -27,6 +27,19 @@ private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValu
     #expect(nack.recovered == 1 && nack.givenUp == 2 && nack.requestsSent == 7)
 }
 
+/// An RTT measured from reports is not a whole number of nanoseconds × 1.1: the retry deadline must still be a
+/// moment at which `poll` retries, or a virtual-clock driver re-polls the same instant forever (found by the rtp bench).
+@Test func nackRetryDeadlineIsAMomentPollRetries() throws {
+    var nack = NackGenerator()
+    let rtt = Duration.nanoseconds(45_379_638)                 // × 11 / 10 = 49,917,601.8 ns
+    nack.received(ExtendedSequenceNumber(10), now: at(0))
+    nack.received(ExtendedSequenceNumber(12), now: at(0))      // 11 missing
+    #expect(seqs(nack.poll(now: at(0), rtt: rtt).request) == [11])
+    let deadline = try #require(nack.nextDeadline(rtt: rtt))
+    #expect(deadline > at(49) && deadline < at(50))
+    #expect(seqs(nack.poll(now: deadline, rtt: rtt).request) == [11])
+}
+
 @Test func nackGivesUpByAgeAndRefusesHugeJumps() {
     var nack = NackGenerator()
     nack.received(ExtendedSequenceNumber(1), now: at(0))

@@ -9,8 +9,12 @@ public struct TransportTime: Comparable, Hashable, Sendable, CustomStringConvert
 
     public static func < (a: TransportTime, b: TransportTime) -> Bool { a.nanoseconds < b.nanoseconds }
 
+    /// Rounds a sub-nanosecond remainder UP: a deadline `t + d` must not come before the moment `now - t >= d`
+    /// holds, or a timer fires, finds nothing due, and re-arms at the same instant (a virtual clock then spins
+    /// forever; found with a NACK retry interval of RTT × 1.1).
     public static func + (t: TransportTime, d: Duration) -> TransportTime {
-        TransportTime(nanoseconds: t.nanoseconds + d.nanoseconds)
+        let whole = d.nanoseconds
+        return TransportTime(nanoseconds: t.nanoseconds + whole + (Duration.nanoseconds(whole) < d ? 1 : 0))
     }
 
     public static func - (a: TransportTime, b: TransportTime) -> Duration {
