@@ -1,0 +1,49 @@
+/// The frames of one remote participant waiting for the playback mixer: filled every 20 ms by the call's event thread
+/// (the jitter buffer's playout clock), emptied every 20 ms by the playback thread (the device's clock). The two clocks
+/// drift, and a stalled playback thread must not turn into ever-growing latency, so the queue is bounded: beyond
+/// `capacity` frames the oldest are dropped. An empty queue is an underrun: the mixer plays silence for that peer and
+/// waits for `prefill` frames before taking from it again, so a queue running near empty does not flap frame by frame.
+public struct PlaybackQueue: Sendable {
+    /// 6 × 20 ms = 120 ms, the jitter buffer's own maximum delay: more would only add latency.
+    public static let defaultCapacity = 6
+    public static let defaultPrefill = 2
+
+    public let capacity: Int
+    public let prefill: Int
+    private var frames: [AudioFrame] = []
+    private var primed = false
+    /// Frames dropped because the queue was full (the oldest go first).
+    public private(set) var dropped = 0
+    /// Times the mixer came and the queue, once playing, was empty.
+    public private(set) var underruns = 0
+
+    public init(capacity: Int = PlaybackQueue.defaultCapacity, prefill: Int = PlaybackQueue.defaultPrefill) {
+        precondition(capacity >= 1 && prefill >= 1 && prefill <= capacity, "0 < prefill <= capacity")
+        self.capacity = capacity
+        self.prefill = prefill
+    }
+
+    public var count: Int { frames.count }
+
+    public mutating func push(_ frame: AudioFrame) {
+        frames.append(frame)
+        if frames.count > capacity {
+            dropped += frames.count - capacity
+            frames.removeFirst(frames.count - capacity)
+        }
+    }
+
+    /// The next frame to play, or nil (play silence for this peer).
+    public mutating func pop() -> AudioFrame? {
+        if !primed {
+            guard frames.count >= prefill else { return nil }
+            primed = true
+        }
+        guard !frames.isEmpty else {
+            primed = false
+            underruns += 1
+            return nil
+        }
+        return frames.removeFirst()
+    }
+}
