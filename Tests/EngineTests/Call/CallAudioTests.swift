@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import Engine
+
+/// The microphone and speaker choices of a call, end to end over loopback UDP with real Opus: what is captured or
+/// synthesized, what is sent, and what the other side mixes and plays.
+@Suite(.serialized)
+struct CallAudioTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aMissingCaptureDeviceFallsBackToTheToneAndSaysSo() throws {
+        var options = MediaPipeline.Options()
+        options.audioInput = .device(name: "conftui-no-such-device", fallbackToneHz: 550)
+        let tone = try MediaPipeline(options: options, onMedia: {})
+        #expect(tone.snapshot.audioInputNote.hasPrefix("microphone: a 550 Hz tone (cannot open ALSA conftui-no-such-device"),
+                "\(tone.snapshot.audioInputNote)")
+        #expect(tone.snapshot.toneHz == 550)
+        options.audioInput = .device(name: "conftui-no-such-device", fallbackToneHz: 0)
+        let silent = try MediaPipeline(options: options, onMedia: {})
+        #expect(silent.snapshot.audioInputNote.hasPrefix("microphone: silence (cannot open ALSA conftui-no-such-device"))
+        #expect(silent.snapshot.toneHz == 0)
+        // And the fallback tone is what goes out (the encoder's input level is the tone's: 0.3 peak → RMS 0.21).
+        tone.start()
+        defer { tone.stop() }
+        #expect(waitFor(2) { tone.snapshot.audioFramesEncoded >= 10 })
+        #expect(abs(tone.snapshot.inputLevel - 0.3 / 2.0.squareRoot()) < 0.01, "\(tone.snapshot)")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theALSANullCaptureDeviceIsPacedByTheClock() throws {
+        // ALSA's `null` PCM returns every read at once; without the clock as a backstop the audio thread would spin.
+        var options = MediaPipeline.Options()
+        options.audioInput = .device(name: "null", fallbackToneHz: 440)
+        let media = try MediaPipeline(options: options, onMedia: {})
+        #expect(media.snapshot.audioInputNote == "microphone: ALSA null")
+        #expect(media.snapshot.toneHz == 0)
+        media.start()
+        usleep(200_000)
+        let first = media.snapshot.audioFramesEncoded
+        usleep(1_000_000)
+        let perSecond = media.snapshot.audioFramesEncoded - first
+        media.stop()
+        #expect((40...60).contains(perSecond), "50 frames a second, measured \(perSecond)")
+        #expect(media.snapshot.inputLevel == 0, "the null device captures silence")
+        _ = media.drain()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func noAudioSendsNoPacketsWhileVideoFlows() throws {
+        let room = InProcessRoom()
+        let a = try room.makeCall("a", tone: 440, participant: 1, configure: { $0.media.audioInput = .none })
+        let b = try room.makeCall("b", tone: 660, participant: 2)
+        defer { room.stopAll() }
+        room.join("a")
+        room.join("b")
+        let A = RemotePeerID("a"), B = RemotePeerID("b")
+        let flowing = waitFor(8) {
+            (b.snapshot(analyseAudio: false).peers[A]?.video.framesDecoded ?? 0) >= 15
+                && (a.snapshot(analyseAudio: false).peers[B]?.audio.framesDecoded ?? 0) >= 25
+        }
+        let sa = a.snapshot(), sb = b.snapshot()
+        #expect(flowing, "video from a, audio from b: \(sa) \(sb)")
+        #expect(sa.local.audioInputNote == "microphone: none (no audio sent)")
+        #expect(sa.local.audioFramesEncoded == 0 && sa.local.toneHz == 0 && sa.local.inputLevel == 0)
+        let atB = try #require(sb.peers[A]), atA = try #require(sa.peers[B])
+        #expect(atA.transport.audioPacketsSent == 0, "a sends no Opus: \(atA.transport)")
+        #expect(atB.transport.audioPacketsReceived == 0 && atB.audio.framesDecoded == 0 && atB.audio.silentSlots == 0)
+        #expect(atB.audio.level == 0 && atB.audio.dominantFrequency == nil)
+        #expect(abs((atA.audio.dominantFrequency ?? 0) - 660) < 10, "a still hears b")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theNullSinkPlaysTheSendersToneAndMuteSilencesIt() throws {
+        let room = InProcessRoom()
+        let a = try room.makeCall("a", tone: 660, participant: 1)
+        let b = try room.makeCall("b", tone: 440, participant: 2, configure: { $0.playback = .nullSink })
+        defer { room.stopAll() }
+        room.join("a")
+        room.join("b")
+        #expect(a.snapshot().playback == nil, "no playback by default")
+        #expect(b.snapshot().playback?.note == "speaker: none (levels measured only)")
+        let playing = waitFor(8) {
+            let p = b.snapshot(analyseAudio: false).playback
+            return p.map { $0.peers == 1 && $0.frameLevel > 0.1 } ?? false
+        }
+        #expect(playing, "\(String(describing: b.snapshot().playback))")
+        // Rate over a measured interval (unanalysed snapshots: the frequency analysis costs time in a debug build).
+        let (start, before) = (b.elapsed, try #require(b.snapshot(analyseAudio: false).playback))
+        usleep(1_000_000)
+        let (end, after) = (b.elapsed, try #require(b.snapshot(analyseAudio: false).playback))
+        let perSecond = Double(after.framesPlayed - before.framesPlayed) / (end - start)
+        #expect(abs(perSecond - 50) < 5, "the clock paces the null sink at 50 frames/s: \(perSecond)")
+        let heard = try #require(b.snapshot().playback)
+        print("null sink: \(perSecond) frames/s, \(heard)")
+        #expect(abs((heard.dominantFrequency ?? 0) - 660) <= 3, "b plays a's 660 Hz: \(heard)")
+        #expect(abs(heard.level - 0.3 / 2.0.squareRoot()) < 0.05, "played at the sent level: \(heard)")
+        #expect(heard.framesDropped == 0, "\(heard)")
+        #expect(abs(a.snapshot(analyseAudio: false).local.inputLevel - 0.3 / 2.0.squareRoot()) < 0.01)
+        a.media.setMuted(true)
+        usleep(1_000_000)   // the 0.5 s window, the jitter buffer and the playback queue
+        let muted = try #require(b.snapshot().playback)
+        #expect(muted.level < 0.01 && muted.frameLevel < 0.01 && muted.dominantFrequency == nil, "\(muted)")
+        #expect(a.snapshot(analyseAudio: false).local.inputLevel == 0, "muted: the own meter is 0")
+        #expect(muted.framesPlayed > heard.framesPlayed + 40, "silence is still played")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func playbackOnAnALSADeviceOrItsFallbackPlaysEachOthersTone() throws {
+        let room = InProcessRoom()
+        let a = try room.makeCall("a", tone: 440, participant: 1, configure: { $0.playback = .device("null") })
+        let b = try room.makeCall("b", tone: 660, participant: 2, configure: { $0.playback = .device("conftui-no-such-device") })
+        defer { room.stopAll() }
+        room.join("a")
+        room.join("b")
+        #expect(a.snapshot().playback?.note == "speaker: ALSA null")
+        let note = b.snapshot().playback?.note ?? ""
+        #expect(note.hasPrefix("speaker: none (cannot open ALSA conftui-no-such-device") && note.hasSuffix("levels measured only"), "\(note)")
+        #expect(waitFor(8) {
+            [a, b].allSatisfy { ($0.snapshot(analyseAudio: false).playback?.frameLevel ?? 0) > 0.1 }
+        })
+        usleep(600_000)
+        let atA = try #require(a.snapshot().playback), atB = try #require(b.snapshot().playback)
+        print("ALSA null: \(atA); fallback: \(atB)")
+        #expect(abs((atA.dominantFrequency ?? 0) - 660) <= 3 && abs((atB.dominantFrequency ?? 0) - 440) <= 3)
+        // ALSA's null PCM does not block: the clock still paces it (it may run one device buffer, 60 ms, ahead).
+        #expect(Double(atA.framesPlayed) <= a.elapsed * 50 + 5, "\(atA.framesPlayed) frames in \(a.elapsed) s")
+    }
+}
