@@ -124,4 +124,30 @@ struct CallAudioTests {
         // ALSA's null PCM does not block: the clock still paces it (it may run one device buffer, 60 ms, ahead).
         #expect(Double(atA.framesPlayed) <= a.elapsed * 50 + 5, "\(atA.framesPlayed) frames in \(a.elapsed) s")
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theSpeakerMixesEveryPeerAndDropsOneThatLeaves() throws {
+        let room = InProcessRoom()
+        let a = try room.makeCall("a", tone: 440, participant: 1)
+        let b = try room.makeCall("b", tone: 660, participant: 2)
+        let c = try room.makeCall("c", tone: 550, participant: 3, configure: { $0.playback = .nullSink })
+        defer { room.stopAll() }
+        room.join("a")
+        room.join("b")
+        room.join("c")
+        #expect(waitFor(10) {
+            let p = c.snapshot(analyseAudio: false).playback
+            return p.map { $0.peers == 2 && $0.frameLevel > 0.25 } ?? false
+        }, "\(String(describing: c.snapshot().playback))")
+        usleep(600_000)
+        // Two unrelated tones of RMS 0.21 each add in power: √2 × 0.21 ≈ 0.30 (one alone would stay at 0.21).
+        let both = try #require(c.snapshot().playback)
+        #expect(abs(both.level - 0.3) < 0.04, "\(both)")
+        c.handle(.removePeer(RemotePeerID("a")))
+        #expect(waitFor(3) { c.snapshot(analyseAudio: false).playback?.peers == 1 })
+        usleep(700_000)
+        let one = try #require(c.snapshot().playback)
+        print("mix of two: \(both); after a left: \(one)")
+        #expect(abs(one.level - 0.3 / 2.0.squareRoot()) < 0.03 && abs((one.dominantFrequency ?? 0) - 660) <= 3, "\(one)")
+    }
 }
