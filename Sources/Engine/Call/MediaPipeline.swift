@@ -64,14 +64,15 @@ public final class MediaPipeline: Sendable {
     private let queue = Mutex<[EncodedMedia]>([])
     private let counters: Mutex<LocalMediaSnapshot>
     private let failure = Mutex<String?>(nil)
-    /// Threads still running (video, and audio unless the microphone is `.none`).
-    private let threadsRunning = Atomic<Int>(0)
-    /// The opened microphone, handed over to the audio thread when it starts (and closed when that ends: a pipeline
-    /// runs once). Opened in `init` so the note (device or fallback) is known before the call starts.
-    private let microphone: Mutex<AudioInput?>
+    private let finished = Mutex<Bool>(true)
     /// Called after media was queued (the call wakes its event thread).
     private let onMedia: @Sendable () -> Void
     static let queueLimit = 64
+    /// The opened microphone, handed over to the audio thread when it starts (and closed when that ends: a pipeline
+    /// runs once). Opened in `init` so the note (device or fallback) is known before the call starts.
+    private let microphone: Mutex<AudioInput?>
+    /// `finished` is the video thread's; this one the audio thread's (true when there is none, `.none`).
+    private let audioFinished = Mutex<Bool>(true)
 
     public init(options: Options, onMedia: @escaping @Sendable () -> Void) throws(EngineError) {
         self.options = options
@@ -113,24 +114,27 @@ public final class MediaPipeline: Sendable {
 
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        spawn("call-media") { $0.runVideo() }
-        if options.audioInput != .none { spawn("call-audio") { $0.runAudio() } }
-    }
-
-    private func spawn(_ name: String, _ body: @escaping @Sendable (MediaPipeline) -> Void) {
-        threadsRunning.add(1, ordering: .acquiringAndReleasing)
+        finished.withLock { $0 = false }
         let thread = Thread { [self] in
-            body(self)
-            threadsRunning.subtract(1, ordering: .acquiringAndReleasing)
+            runVideo()
+            finished.withLock { $0 = true }
         }
-        thread.name = name
+        thread.name = "call-media"
         thread.start()
+        guard options.audioInput != .none else { return }
+        audioFinished.withLock { $0 = false }
+        let audio = Thread { [self] in
+            runAudio()
+            audioFinished.withLock { $0 = true }
+        }
+        audio.name = "call-audio"
+        audio.start()
     }
 
     /// Stops the threads and waits (up to 2 s) for them to end.
     public func stop() {
         running.store(false, ordering: .releasing)
-        for _ in 0..<200 where threadsRunning.load(ordering: .acquiring) > 0 { usleep(10_000) }
+        for _ in 0..<200 where !(finished.withLock({ $0 }) && audioFinished.withLock({ $0 })) { usleep(10_000) }
     }
 
     public func setMuted(_ on: Bool) {
