@@ -173,6 +173,8 @@ private final class CallEventLoop {
     let call: Call
     var peers: [RemotePeerID: Peer] = [:]
     var closed: [RemotePeerID: Peer] = [:]
+    /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
+    var audioNotes: [String] = []
     var you: RemotePeerID?
     var lastPublish = TransportTime.zero
 
@@ -417,6 +419,9 @@ private final class CallEventLoop {
 
     func publishAll() {
         lastPublish = now
+        let notes = [call.media.snapshot.audioInputNote] + [call.playback?.snapshot(analyse: false).note].compactMap { $0 }
+        for note in notes where !audioNotes.contains(note) { call.log(note) }
+        audioNotes = notes
         for peer in peers.values { publish(peer) }
         let targets = peers.values.filter { $0.connection.state == .connected }.compactMap(\.connection.targetVideoBitrate)
         if let weakest = targets.min() { call.media.setVideoBitrate(kbps: weakest / 1000) }

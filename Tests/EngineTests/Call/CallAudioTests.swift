@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Engine
 
@@ -107,7 +108,9 @@ struct CallAudioTests {
     func playbackOnAnALSADeviceOrItsFallbackPlaysEachOthersTone() throws {
         let room = InProcessRoom()
         let a = try room.makeCall("a", tone: 440, participant: 1, configure: { $0.playback = .device("null") })
-        let b = try room.makeCall("b", tone: 660, participant: 2, configure: { $0.playback = .device("conftui-no-such-device") })
+        let lines = Mutex<[String]>([])
+        let b = try room.makeCall("b", tone: 660, participant: 2, log: { line in lines.withLock { $0.append(line) } },
+                                  configure: { $0.playback = .device("conftui-no-such-device") })
         defer { room.stopAll() }
         room.join("a")
         room.join("b")
@@ -121,6 +124,10 @@ struct CallAudioTests {
         let atA = try #require(a.snapshot().playback), atB = try #require(b.snapshot().playback)
         print("ALSA null: \(atA); fallback: \(atB)")
         #expect(abs((atA.dominantFrequency ?? 0) - 660) <= 3 && abs((atB.dominantFrequency ?? 0) - 440) <= 3)
+        // The log says what plays and what is heard, once each.
+        let logged = lines.withLock { $0 }
+        #expect(logged.filter { $0.hasSuffix("microphone: a 660 Hz tone") }.count == 1, "\(logged)")
+        #expect(logged.filter { $0.contains("speaker: none (cannot open ALSA conftui-no-such-device") }.count == 1, "\(logged)")
         // ALSA's null PCM does not block: the clock still paces it (it may run one device buffer, 60 ms, ahead).
         #expect(Double(atA.framesPlayed) <= a.elapsed * 50 + 5, "\(atA.framesPlayed) frames in \(a.elapsed) s")
     }
