@@ -24,12 +24,16 @@ public final class Call: Sendable {
         /// Signal candidates only by trickle, none in the SDP (interop tests of trickle).
         public var trickleOnly = false
         public var media = MediaPipeline.Options()
+        /// Where the others' audio is played; `.none` (decode for the snapshot only) by default.
+        public var playback = PlaybackChoice.none
         public var log: @Sendable (String) -> Void = { _ in }
         public init() {}
     }
 
     public let options: Options
     public let media: MediaPipeline
+    /// The speaker (nil when `options.playback` is `.none`).
+    let playback: CallPlayback?
     private let onSignal: @Sendable (CallSignalOut) -> Void
     private let inbox = Mutex<[CallSignalIn]>([])
     private let state = Mutex(Published())
@@ -60,6 +64,7 @@ public final class Call: Sendable {
         self.onSignal = onSignal
         let wake = fds[1]
         media = try MediaPipeline(options: options.media, onMedia: { Call.wake(wake) })
+        playback = CallPlayback(options.playback)
     }
 
     deinit {
@@ -80,6 +85,7 @@ public final class Call: Sendable {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         finished.withLock { $0 = false }
         media.start()
+        playback?.start()
         let thread = Thread { [self] in
             let loop = CallEventLoop(call: self)
             loop.run()
@@ -92,6 +98,7 @@ public final class Call: Sendable {
     /// Closes every peer connection, stops the threads and waits for them (up to a few seconds).
     public func stop() {
         media.stop()
+        playback?.stop()
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         Self.wake(wakeWrite)
         for _ in 0..<300 where !finished.withLock({ $0 }) { usleep(10_000) }
@@ -118,7 +125,8 @@ public final class Call: Sendable {
             }
             peers[id] = s
         }
-        return CallSnapshot(you: published.you, elapsed: elapsed, local: media.snapshot, peers: peers)
+        return CallSnapshot(you: published.you, elapsed: elapsed, local: media.snapshot, peers: peers,
+                            playback: playback?.snapshot(analyse: analyseAudio))
     }
 
     /// The latest decoded picture of a peer (for the TUI's tile).
@@ -167,6 +175,8 @@ private final class CallEventLoop {
     let call: Call
     var peers: [RemotePeerID: Peer] = [:]
     var closed: [RemotePeerID: Peer] = [:]
+    /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
+    var audioNotes: [String] = []
     var you: RemotePeerID?
     var lastPublish = TransportTime.zero
     /// Failed connections we offered to, and when to offer again (see `retryFailed`).
@@ -355,6 +365,7 @@ private final class CallEventLoop {
         publish(peer)
         closed[id] = peer
         call.publish(frame: nil, of: id)   // a closed connection has no picture to show
+        call.playback?.remove(id)           // nor any sound
         peer.sockets = [:]   // closes them
     }
 
@@ -420,7 +431,7 @@ private final class CallEventLoop {
                 feed(peer, .command(.decodeFailed))
             }
         case .audio(let pull):
-            peer.media.play(pull)
+            if let frame = peer.media.play(pull) { call.playback?.push(frame, from: peer.id) }
         case .keyframeRequested:
             call.media.requestKeyframe()
         case .warning(let text):
@@ -443,6 +454,9 @@ private final class CallEventLoop {
 
     func publishAll() {
         lastPublish = now
+        let notes = [call.media.snapshot.audioInputNote] + [call.playback?.snapshot(analyse: false).note].compactMap { $0 }
+        for note in notes where !audioNotes.contains(note) { call.log(note) }
+        audioNotes = notes
         for peer in peers.values { publish(peer) }
         let targets = peers.values.filter { $0.connection.state == .connected }.compactMap(\.connection.targetVideoBitrate)
         if let weakest = targets.min() { call.media.setVideoBitrate(kbps: weakest / 1000) }

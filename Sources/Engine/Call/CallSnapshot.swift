@@ -7,10 +7,13 @@ public struct CallSnapshot: Sendable, Codable, Equatable {
     public var elapsed: Double
     public var local: LocalMediaSnapshot
     public var peers: [RemotePeerID: PeerSnapshot]
+    /// What the speaker played (nil when the call does not play audio, `Call.Options.playback == .none`).
+    public var playback: PlaybackSnapshot? = nil
 }
 
 public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
     public var source: String
+    /// The tone being sent as the microphone, in Hz (0: no tone — a capture device, silence or no audio).
     public var toneHz: Double
     public var muted: Bool
     public var videoEnabled: Bool
@@ -19,6 +22,29 @@ public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
     public var keyframesEncoded: Int
     public var audioFramesEncoded: Int
     public var audioDTXFrames: Int
+    /// What the microphone is and why ("microphone: ALSA default", "microphone: a 440 Hz tone (cannot open ...)").
+    public var audioInputNote: String
+    /// RMS level 0...1 of the last 20 ms captured, before mute; 0 while muted or sending no audio (the own tile's meter).
+    public var inputLevel: Double
+}
+
+/// The speaker side of a call: every connected peer's decoded audio mixed and played, 20 ms at a time.
+public struct PlaybackSnapshot: Sendable, Codable, Equatable {
+    /// Where the mix goes and why ("speaker: ALSA default", "speaker: none (cannot open ...); levels measured only").
+    public var note: String
+    /// 20 ms frames mixed and handed to the output.
+    public var framesPlayed = 0
+    /// Slots where a peer that was playing had no frame ready (silence was mixed in for it).
+    public var underruns = 0
+    /// Frames dropped because a peer's queue held more than 120 ms (the playback side stalled or runs slow).
+    public var framesDropped = 0
+    /// Peers whose audio is being mixed now.
+    public var peers = 0
+    /// RMS level 0...1 of the last 20 ms played (a meter), and of the last ~0.5 s with its strongest frequency
+    /// (computed by `Call.snapshot(analyseAudio:)`; nil when silent).
+    public var frameLevel = 0.0
+    public var level = 0.0
+    public var dominantFrequency: Double?
 }
 
 public struct StateChange: Sendable, Codable, Equatable {

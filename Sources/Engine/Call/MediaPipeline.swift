@@ -7,20 +7,50 @@ public enum EncodedMedia: Sendable {
     case audio(packet: [UInt8], isDTX: Bool)
 }
 
-/// The local media of a call: one video source (switchable), one tone, **one VP8 and one Opus encoder shared by all
-/// peers** (encode once, packetize per peer). Runs on its own thread, paced by the source's frame rate and the 20 ms
-/// Opus frame; hands encoded media to the event thread through a bounded queue that drops the oldest entries.
+/// What a call sends as its microphone.
+public enum MicrophoneChoice: Sendable, Equatable {
+    /// A sine tone at `hz` (what `conftui bot --tone` sends; 0 sends digital silence).
+    case tone(hz: Double)
+    /// ALSA capture from `name` (`default`, `hw:1,0`, `plughw:...`). When it cannot be opened (no sound card, e.g. over
+    /// SSH), a `fallbackToneHz` tone is sent instead, or digital silence when that is 0; `LocalMediaSnapshot.audioInputNote`
+    /// says which and why.
+    case device(name: String, fallbackToneHz: Double)
+    /// No audio at all: no Opus packets leave. The SDP still offers audio (sendrecv, so nothing renegotiates), and the
+    /// peers see an audio stream that never starts: no packets received, no playout, level 0 and no frequency
+    /// (a browser shows a remote audio track that stays silent/muted).
+    case none
+}
+
+/// The local media of a call: one video source (switchable) and one microphone, **one VP8 and one Opus encoder shared by
+/// all peers** (encode once, packetize per peer). Video runs on the media thread, paced by the source's frame rate; audio
+/// runs on its own thread, paced by the capture device (which blocks 20 ms per read) or, for a tone, by the clock, so a
+/// slow video frame never delays the microphone and vice versa. Both hand encoded media to the event thread through a
+/// bounded queue that drops the oldest entries.
 public final class MediaPipeline: Sendable {
     public struct Options: Sendable {
         public var camera = "card"
         public var width = 320
         public var height = 240
         public var frameRate = 15.0
-        public var toneHz = 440.0
+        /// The microphone; a 440 Hz tone by default (what `conftui bot` sends).
+        public var audioInput = MicrophoneChoice.tone(hz: 440)
         /// Picks the test card's colour.
         public var participant: UInt8 = 0
         public var videoBitrateKbps = 300
         public init() {}
+
+        /// The tone's frequency when the microphone is a tone (the fallback tone for a device, 0 for none). Setting it
+        /// makes the microphone that tone: kept so `options.media.toneHz = 660` (bot, tests) still reads as it says.
+        public var toneHz: Double {
+            get {
+                switch audioInput {
+                case .tone(let hz): return hz
+                case .device(_, let fallback): return fallback
+                case .none: return 0
+                }
+            }
+            set { audioInput = .tone(hz: newValue) }
+        }
     }
 
     public let options: Options
@@ -41,6 +71,11 @@ public final class MediaPipeline: Sendable {
     /// Called after media was queued (the call wakes its event thread).
     private let onMedia: @Sendable () -> Void
     static let queueLimit = 64
+    /// The opened microphone, handed over to the audio thread when it starts (and closed when that ends: a pipeline
+    /// runs once). Opened in `init` so the note (device or fallback) is known before the call starts.
+    private let microphone: Mutex<AudioInput?>
+    /// `finished` is the video thread's; this one the audio thread's (true when there is none, `.none`).
+    private let audioFinished = Mutex<Bool>(true)
 
     public init(options: Options, onMedia: @escaping @Sendable () -> Void) throws(EngineError) {
         self.options = options
@@ -48,9 +83,30 @@ public final class MediaPipeline: Sendable {
         // Open once here so a bad --camera fails the command, not a thread later.
         _ = try SourceCatalog.open(options.camera, width: options.width, height: options.height, frameRate: options.frameRate,
                                    participant: options.participant, clock: MediaPipeline.wallClock)
-        counters = Mutex(LocalMediaSnapshot(source: options.camera, toneHz: options.toneHz, muted: false, videoEnabled: true,
+        let (input, note) = Self.openMicrophone(options.audioInput)
+        let toneHz = Self.toneHz(of: input)
+        microphone = Mutex(input)
+        counters = Mutex(LocalMediaSnapshot(source: options.camera, toneHz: toneHz, muted: false, videoEnabled: true,
                                             videoBitrateKbps: options.videoBitrateKbps, videoFramesEncoded: 0, keyframesEncoded: 0,
-                                            audioFramesEncoded: 0, audioDTXFrames: 0))
+                                            audioFramesEncoded: 0, audioDTXFrames: 0, audioInputNote: note, inputLevel: 0))
+    }
+
+    static func openMicrophone(_ choice: MicrophoneChoice) -> (AudioInput?, String) {
+        switch choice {
+        case .tone(let hz): return AudioInput.open(device: nil, fallbackTone: hz)
+        case .device(let name, let fallback): return AudioInput.open(device: name, fallbackTone: fallback)
+        case .none: return (nil, "microphone: none (no audio sent)")
+        }
+    }
+
+    static func toneHz(of input: AudioInput?) -> Double {
+        if case .tone(let tone) = input { return tone.frequency }
+        return 0
+    }
+
+    static func isDevice(_ input: AudioInput) -> Bool {
+        if case .device = input { return true }
+        return false
     }
 
     @Sendable public static func wallClock() -> Double {
@@ -63,17 +119,25 @@ public final class MediaPipeline: Sendable {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         finished.withLock { $0 = false }
         let thread = Thread { [self] in
-            run()
+            runVideo()
             finished.withLock { $0 = true }
         }
         thread.name = "call-media"
         thread.start()
+        guard options.audioInput != .none else { return }
+        audioFinished.withLock { $0 = false }
+        let audio = Thread { [self] in
+            runAudio()
+            audioFinished.withLock { $0 = true }
+        }
+        audio.name = "call-audio"
+        audio.start()
     }
 
-    /// Stops the thread and waits (up to 2 s) for it to end.
+    /// Stops the threads and waits (up to 2 s) for them to end.
     public func stop() {
         running.store(false, ordering: .releasing)
-        for _ in 0..<200 where !finished.withLock({ $0 }) { usleep(10_000) }
+        for _ in 0..<200 where !(finished.withLock({ $0 }) && audioFinished.withLock({ $0 })) { usleep(10_000) }
     }
 
     public func setMuted(_ on: Bool) {
@@ -115,11 +179,51 @@ public final class MediaPipeline: Sendable {
         onMedia()
     }
 
-    private func run() {
+    /// The audio thread: capture (or tone) → level → mute → Opus → queue, one 20 ms frame per turn.
+    private func runAudio() {
+        let opus: OpusEncoder
+        do {
+            opus = try OpusEncoder()
+        } catch {
+            failure.withLock { $0 = "media: \(error)" }
+            return
+        }
+        guard var input = microphone.withLock({ $0.take() }) else { return }
+        let clock = ContinuousClock()
+        let origin = clock.now
+        func now() -> Double { Call.seconds(clock.now - origin) }
+        var pacer = FramePacer()
+        while running.load(ordering: .acquiring) {
+            let wasDevice = Self.isDevice(input)
+            let before = now()
+            let captured = input.nextFrame()   // a device blocks here for up to 20 ms
+            let blocked = wasDevice ? now() - before : 0
+            if wasDevice, !Self.isDevice(input) {
+                counters.withLock { $0.audioInputNote = "microphone: silence (the ALSA device stopped delivering audio)" }
+            }
+            // The source keeps running while muted (a tone keeps its phase, a device keeps being drained); muted frames
+            // are digital silence, which Opus DTX skips.
+            let isMuted = muted.load(ordering: .relaxed)
+            let level = isMuted ? 0 : AudioAnalysis.rmsLevel(captured.samples)
+            if let (packet, isDTX) = try? opus.encode(isMuted ? .silence : captured) {
+                counters.withLock {
+                    $0.audioFramesEncoded += 1
+                    if isDTX { $0.audioDTXFrames += 1 }
+                    $0.inputLevel = level
+                }
+                push(.audio(packet: packet, isDTX: isDTX))
+            }
+            let pause = pacer.pause(blocked: blocked, now: now())
+            if pause > 0 { usleep(UInt32(min(pause, 0.05) * 1e6)) }
+        }
+        counters.withLock { $0.inputLevel = 0 }
+    }
+
+    /// The video thread: source → VP8 → queue, paced by the frame rate.
+    private func runVideo() {
         let o = options
         let switcher: SourceSwitcher
         let vp8: VP8Encoder
-        let opus: OpusEncoder
         do {
             let cameras = V4L2Camera.list().map(\.path)
             var entries: [SourceSwitcher.Entry] = []
@@ -132,34 +236,21 @@ public final class MediaPipeline: Sendable {
             let start = entries.firstIndex { $0.name == SourceCatalog.resolve(o.camera, cameras: cameras) } ?? 0
             switcher = try SourceSwitcher(entries: entries, width: o.width, height: o.height, startAt: start, clock: MediaPipeline.wallClock)
             vp8 = try VP8Encoder(width: o.width, height: o.height, bitrateKbps: o.videoBitrateKbps, frameRate: Int(o.frameRate.rounded()))
-            opus = try OpusEncoder()
         } catch {
             failure.withLock { $0 = "media: \(error)" }
             return
         }
         counters.withLock { $0.source = switcher.currentName }
         sources.withLock { $0 = switcher.entries.map(\.name) }
-        var tone = ToneSource(frequency: o.toneHz)
         let clock = ContinuousClock()
         let origin = clock.now
         func now() -> Double { let d = clock.now - origin; return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
-        let videoInterval = 1 / o.frameRate, audioInterval = AudioFrame.duration
-        var nextVideo = 0.0, nextAudio = 0.0
+        let videoInterval = 1 / o.frameRate
+        var nextVideo = 0.0
         var switchesSeen = 0
         var bitrateInUse = o.videoBitrateKbps
         while running.load(ordering: .acquiring) {
             let t = now()
-            if t >= nextAudio {
-                // The tone keeps its phase while muted; muted frames are digital silence, which Opus DTX skips.
-                let toneFrame = tone.nextFrame()
-                let frame = muted.load(ordering: .relaxed) ? AudioFrame.silence : toneFrame
-                if let (packet, isDTX) = try? opus.encode(frame) {
-                    counters.withLock { $0.audioFramesEncoded += 1; if isDTX { $0.audioDTXFrames += 1 } }
-                    push(.audio(packet: packet, isDTX: isDTX))
-                }
-                nextAudio += audioInterval
-                if t - nextAudio > 0.2 { nextAudio = t + audioInterval }   // fell behind: do not burst
-            }
             if t >= nextVideo {
                 let requested = switchRequests.load(ordering: .relaxed)
                 if requested != switchesSeen {
@@ -186,7 +277,7 @@ public final class MediaPipeline: Sendable {
                 nextVideo += videoInterval
                 if t - nextVideo > 0.2 { nextVideo = t + videoInterval }
             }
-            let wait = min(nextAudio, nextVideo) - now()
+            let wait = nextVideo - now()
             if wait > 0 { usleep(UInt32(min(wait, 0.05) * 1e6)) }
         }
     }

@@ -74,16 +74,17 @@ final class RemoteMedia {
         return (mean, max(0, sumSquares / n - mean * mean).squareRoot())
     }
 
-    /// One 20 ms playout slot.
-    func play(_ pull: AudioJitterBuffer.Pull) {
+    /// One 20 ms playout slot; returns the frame for the speaker (nil when the packet would not decode).
+    @discardableResult
+    func play(_ pull: AudioJitterBuffer.Pull) -> AudioFrame? {
         let frame: AudioFrame
         switch pull {
         case .packet(let p):
-            guard let f = try? opus.decode(p) else { audio.framesConcealed += 1; return }
+            guard let f = try? opus.decode(p) else { audio.framesConcealed += 1; return nil }
             audio.framesDecoded += 1
             frame = f
         case .recoverFromNext(let p):
-            guard let f = try? opus.recover(from: p) else { audio.framesConcealed += 1; return }
+            guard let f = try? opus.recover(from: p) else { audio.framesConcealed += 1; return nil }
             audio.framesDecoded += 1
             frame = f
         case .conceal:
@@ -96,5 +97,6 @@ final class RemoteMedia {
         audio.peakLevel = max(audio.peakLevel, AudioAnalysis.rmsLevel(frame.samples))
         recentSamples += frame.samples
         if recentSamples.count > Self.recentSampleCount { recentSamples.removeFirst(recentSamples.count - Self.recentSampleCount) }
+        return frame
     }
 }

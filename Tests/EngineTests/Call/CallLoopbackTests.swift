@@ -12,7 +12,7 @@ final class InProcessRoom: Sendable {
 
     /// A call whose outgoing signals are delivered to the addressed call as if a SkyRTC server relayed them.
     func makeCall(_ id: String, tone: Double, participant: UInt8, stunServer: TransportAddress? = nil,
-                  log: (@Sendable (String) -> Void)? = nil) throws -> Call {
+                  log: (@Sendable (String) -> Void)? = nil, configure: (inout Call.Options) -> Void = { _ in }) throws -> Call {
         let me = RemotePeerID(id)
         var options = Call.Options()
         options.hostCandidates = .loopback
@@ -20,6 +20,7 @@ final class InProcessRoom: Sendable {
         options.media.toneHz = tone
         options.media.participant = participant
         if let log { options.log = log }
+        configure(&options)
         let call = try Call(options: options) { [self] signal in
             switch signal {
             case .offer(let to, let sdp): deliver(to, .offer(from: me, sdp: sdp))
