@@ -88,7 +88,10 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     options.hostCandidates = hosts
     options.media.camera = args.value("camera") ?? "card"
     options.media.participant = CallOptionsParsing.participantNumber(name ?? "you")
-    options.media.toneHz = 0   // you: a silent microphone (the demo has no sound card to assume)
+    // You: the default ALSA microphone and speaker when there are any (you hear the participants' tones), else
+    // silence and a null sink that still drives the meters.
+    options.media.audioInput = .device(name: "default", fallbackToneHz: 0)
+    options.playback = .device("default")
     options.log = { log.write("demo you: " + $0) }
     let session = try RoomSession(settings: .init(url: server.webSocketURL, room: roomName, name: name), callOptions: options,
                                   log: { log.write("demo you: " + $0) })

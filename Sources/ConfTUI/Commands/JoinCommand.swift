@@ -10,7 +10,9 @@ let joinCommand = Command(
     options: CallOptionsParsing.specs + [
         .value("name", "NAME", "your display name, shown to the others (default: none; they see a short id)"),
         .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
-        .value("tone", "HZ", "send a sine tone of HZ instead of a microphone (demos and tests)"),
+        .value("audio-device", "DEV", "ALSA device for microphone and speaker (default: default; without a sound card: silence and a null sink)"),
+        .flag("no-audio", "no microphone and no speaker: send no audio, play nothing"),
+        .value("tone", "HZ", "send a sine tone of HZ instead of the microphone (demos and tests)"),
         .value("report", "FILE", "write a JSON report of the call (as `bot --report`) every 2 s and on exit"),
         .value("latency-log", "FILE", "append 'socketId ms' per remote test-card frame painted: capture-to-terminal latency"),
         .flag("muted", "start muted"),
@@ -28,7 +30,19 @@ let joinCommand = Command(
         let settings = try CallOptionsParsing.settings(args, name: name)
         let color = try ColorChoice.parse(args.value("color"))
         var options = try CallOptionsParsing.callOptions(args, defaultCamera: "auto", name: name ?? "")
-        options.media.toneHz = try args.double("tone", default: 0, range: 0...8000)
+        let device = args.value("audio-device") ?? "default"
+        if args.has("no-audio") {
+            guard args.value("audio-device") == nil, args.value("tone") == nil else {
+                throw UsageError("--no-audio cannot go with --audio-device or --tone")
+            }
+            options.media.audioInput = .none
+            options.playback = .none
+        } else {
+            // Without a capture device the others hear silence (not a tone: a person on SSH is not a test signal).
+            options.media.audioInput = .device(name: device, fallbackToneHz: 0)
+            if args.value("tone") != nil { options.media.audioInput = .tone(hz: try args.double("tone", default: 440, range: 20...8000)) }
+            options.playback = .device(device)
+        }
         let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .discard
         options.log = { log.write("join: " + $0) }
         let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("join: " + $0) })

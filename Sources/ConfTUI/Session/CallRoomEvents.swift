@@ -47,6 +47,7 @@ struct CallRoomEvents {
             localSource = s.local.source
             out.append(.local(.setSource(s.local.source)))
         }
+        if let you = s.you { out.append(.audioLevel(Self.participant(you), level: s.local.inputLevel, at: now)) }
         let statsDue = now - lastStatsAt >= 1
         if statsDue { lastStatsAt = now }
         for (id, peer) in s.peers {

@@ -54,7 +54,7 @@ struct CallScreen {
         }
         let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color != .mono)
         var translator = CallRoomEvents()
-        var lastSnapshot = -1.0, lastReport = 0.0
+        var lastSnapshot = -1.0, lastReport = 0.0, lastNotes = ""
         let startedAt = MediaPipeline.wallClock()
         defer {
             session.leave()
@@ -79,7 +79,14 @@ struct CallScreen {
             // Ten snapshots a second: enough for meters and states; levels only (the frequency analysis is for bots).
             if now - lastSnapshot >= 0.1 {
                 lastSnapshot = now
-                update.events += translator.events(from: call.snapshot(analyseAudio: false, levelsOnly: true), now: now)
+                let snapshot = call.snapshot(analyseAudio: false, levelsOnly: true)
+                update.events += translator.events(from: snapshot, now: now)
+                // What the microphone and speaker turned out to be (a fallback is worth a line in the status bar).
+                let notes = [snapshot.local.audioInputNote, snapshot.playback?.note].compactMap { $0 }.joined(separator: "; ")
+                if notes != lastNotes {
+                    lastNotes = notes
+                    if !notes.isEmpty { update.notice = notes }
+                }
             }
             if session.endReason != nil { update.exit = 1 }
             if reportPath != nil, now - lastReport >= 2 {
