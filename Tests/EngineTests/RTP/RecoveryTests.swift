@@ -7,6 +7,7 @@ private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValu
 @Test func nackAsksAtOnceRetriesEveryRTTAndGivesUp() {
     var config = NackGenerator.Configuration()
     config.maxRetries = 3
+    config.reorderTolerance = .zero   // the retry schedule alone (the tolerance has its own test)
     var nack = NackGenerator(configuration: config)
     let rtt = Duration.milliseconds(100)
     nack.received(ExtendedSequenceNumber(10), now: at(0))
@@ -30,7 +31,9 @@ private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValu
 /// An RTT measured from reports is not a whole number of nanoseconds × 1.1: the retry deadline must still be a
 /// moment at which `poll` retries, or a virtual-clock driver re-polls the same instant forever (found by the rtp bench).
 @Test func nackRetryDeadlineIsAMomentPollRetries() throws {
-    var nack = NackGenerator()
+    var config = NackGenerator.Configuration()
+    config.reorderTolerance = .zero
+    var nack = NackGenerator(configuration: config)
     let rtt = Duration.nanoseconds(45_379_638)                 // × 11 / 10 = 49,917,601.8 ns
     nack.received(ExtendedSequenceNumber(10), now: at(0))
     nack.received(ExtendedSequenceNumber(12), now: at(0))      // 11 missing
@@ -38,6 +41,21 @@ private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValu
     let deadline = try #require(nack.nextDeadline(rtt: rtt))
     #expect(deadline > at(49) && deadline < at(50))
     #expect(seqs(nack.poll(now: deadline, rtt: rtt).request) == [11])
+}
+
+/// A packet overtaken on the way (arriving within the reorder tolerance) costs no NACK; a real gap is asked for
+/// once the tolerance has passed, and the deadline says when.
+@Test func nackWaitsOutReorderingBeforeAsking() throws {
+    var nack = NackGenerator()   // reorderTolerance 10 ms
+    let rtt = Duration.milliseconds(40)
+    nack.received(ExtendedSequenceNumber(10), now: at(0))
+    nack.received(ExtendedSequenceNumber(13), now: at(0))      // 11, 12 missing
+    #expect(nack.poll(now: at(0), rtt: rtt).request.isEmpty)
+    #expect(nack.nextDeadline(rtt: rtt) == at(10))
+    nack.received(ExtendedSequenceNumber(11), now: at(4))      // merely reordered
+    #expect(nack.poll(now: at(9), rtt: rtt).request.isEmpty)
+    #expect(seqs(nack.poll(now: at(10), rtt: rtt).request) == [12])
+    #expect(nack.requestsSent == 1)
 }
 
 @Test func nackGivesUpByAgeAndRefusesHugeJumps() {

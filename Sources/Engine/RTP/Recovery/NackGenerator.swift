@@ -1,7 +1,9 @@
 /// Receiver-side loss tracking for generic NACK (RFC 4585 §6.2.1, §3.5.3 "early feedback").
 ///
 /// A sequence number is missing when a higher one arrives first. Each missing number is asked for
-/// at once, then again every `retryInterval(rtt)` (the answer needs a round trip; asking sooner only
+/// once it has stayed missing for `reorderTolerance` (a packet merely overtaken on the way arrives within
+/// a few ms; asking at once made every reordered packet cost a NACK and a retransmission), then again
+/// every `retryInterval(rtt)` (the answer needs a round trip; asking sooner only
 /// duplicates retransmissions), until it arrives, `maxRetries` requests were sent, or it is older
 /// than `maxAge` — then it is given up and reported, so the jitter buffer can stop waiting.
 /// A jump of more than `maxMissing` packets is not NACKed at all (the sender's history cannot
@@ -13,6 +15,8 @@ public struct NackGenerator: Sendable {
         public var maxMissing = 500
         /// Floor of the retry interval, for tiny RTTs.
         public var minRetryInterval: Duration = .milliseconds(20)
+        /// How long a gap may be reordering rather than loss before the first request.
+        public var reorderTolerance: Duration = .milliseconds(10)
         public init() {}
     }
 
@@ -20,6 +24,9 @@ public struct NackGenerator: Sendable {
         var detected: TransportTime
         var lastSent: TransportTime?
         var tries: Int
+        /// When the first request may go: after the reorder tolerance for a gap, at once for a suspected tail loss
+        /// (its detector has already waited).
+        var firstAsk: TransportTime
     }
 
     public var configuration: Configuration
@@ -51,7 +58,9 @@ public struct NackGenerator: Sendable {
             missing.removeAll()
             return false
         }
-        for s in (h + 1)..<seq { missing[s] = Missing(detected: now, lastSent: nil, tries: 0) }
+        for s in (h + 1)..<seq {
+            missing[s] = Missing(detected: now, lastSent: nil, tries: 0, firstAsk: now + configuration.reorderTolerance)
+        }
         return true
     }
 
@@ -60,7 +69,7 @@ public struct NackGenerator: Sendable {
     public mutating func suspect(_ sequence: ExtendedSequenceNumber, now: TransportTime) {
         let seq = sequence.rawValue
         guard let h = highest, seq > h, missing[seq] == nil, missing.count < configuration.maxMissing else { return }
-        missing[seq] = Missing(detected: now, lastSent: nil, tries: 0)
+        missing[seq] = Missing(detected: now, lastSent: nil, tries: 0, firstAsk: now)
     }
 
     /// The sequence numbers to NACK now, and those just given up.
@@ -77,6 +86,7 @@ public struct NackGenerator: Sendable {
                 continue
             }
             if let last = m.lastSent, now - last < interval { continue }
+            if m.lastSent == nil, now < m.firstAsk { continue }
             m.lastSent = now
             m.tries += 1
             missing[seq] = m
@@ -94,7 +104,7 @@ public struct NackGenerator: Sendable {
     public func nextDeadline(rtt: Duration) -> TransportTime? {
         let interval = retryInterval(rtt: rtt)
         return missing.values.map { m in
-            let retry = m.lastSent.map { $0 + interval } ?? m.detected
+            let retry = m.lastSent.map { $0 + interval } ?? m.firstAsk
             return min(retry, m.detected + configuration.maxAge + .nanoseconds(1))
         }.min()
     }
