@@ -21,12 +21,12 @@ public enum AudioAnalysis {
 
     /// The strongest frequency between `low` and `high` Hz, or nil for (near) silence.
     ///
-    /// Two Goertzel scans over Hann-windowed samples. Why two lengths: over N samples a tone's main lobe is only
-    /// about 2·rate/N wide (±4 Hz for half a second), so a coarse grid over the whole window steps over it and
-    /// lands on sidelobes, and any codec noise then wins (a 550 Hz tone read as 299 or 699 Hz). So the coarse scan
-    /// (every 10 Hz) runs on the last 50 ms, whose windowed main lobe (±40 Hz to its nulls) no grid point can miss;
-    /// the fine scan (every 1 Hz, ±10 Hz around the coarse peak) then uses every sample for precision. About 1.5 M
-    /// multiply-adds for half a second of audio.
+    /// Two Goertzel scans over Hann-windowed samples. Why not one grid over the whole window: over N samples a tone's
+    /// main lobe is only about 2·rate/N wide (±4 Hz for half a second), so a coarse grid steps over it and lands on
+    /// sidelobes, where any codec noise wins (a 550 Hz tone read as 299 or 699 Hz). So the coarse scan (every 20 Hz)
+    /// averages the power of 50 ms segments (Welch), whose main lobe (±40 Hz to its nulls) no grid point misses and
+    /// which one concealed or faded frame cannot sway; the fine scan (every 1 Hz, ±15 Hz around the coarse peak)
+    /// then uses every sample for precision. About 5 M multiply-adds for half a second of audio.
     public static func dominantFrequency(_ samples: [Int16], sampleRate: Int = AudioFrame.sampleRate,
                                          low: Double = 60, high: Double = 4_000) -> Double? {
         guard samples.count >= 256, rmsLevel(samples) > 0.001 else { return nil }
@@ -45,17 +45,24 @@ public enum AudioAnalysis {
             }
             return s1 * s1 + s2 * s2 - coeff * s1 * s2
         }
-        let short = windowed(samples.suffix(sampleRate / 20))
+        let segment = min(samples.count, sampleRate / 20)
+        var segments: [[Double]] = []
+        var start = samples.count - segment
+        while start >= 0 {
+            segments.append(windowed(samples[start..<(start + segment)]))
+            start -= segment
+        }
         var best = low, bestPower = -1.0
         var f = low
         while f <= high {
-            let p = power(short, f)
+            var p = 0.0
+            for x in segments { p += power(x, f) }
             if p > bestPower { bestPower = p; best = f }
-            f += 10
+            f += 20
         }
         let full = windowed(samples[...])
-        var fine = max(low, best - 10), fineBest = best, fineBestPower = -1.0
-        let end = min(high, best + 10)
+        var fine = max(low, best - 15), fineBest = best, fineBestPower = -1.0
+        let end = min(high, best + 15)
         while fine <= end {
             let p = power(full, fine)
             if p > fineBestPower { fineBestPower = p; fineBest = fine }

@@ -53,6 +53,17 @@ func aToneOffAnyGridIsMeasuredThroughOpusForTenSeconds(hz: Double) throws {
     #expect(readings.allSatisfy { abs($0 - hz) <= 2 }, "readings every second over 0.5 s windows: \(readings)")
 }
 
+/// A concealed or fading frame at the end of the window must not decide the reading (the coarse scan averages
+/// over the whole window).
+@Test func aFadedLastFrameDoesNotSwayTheFrequency() throws {
+    var tone = ToneSource(frequency: 550, amplitude: 0.3)
+    var samples = frames(&tone, 23).flatMap(\.samples)
+    var noise = SplitMixRandom(seed: 7)
+    samples += (0..<1_920).map { _ in Int16(truncatingIfNeeded: Int(noise.next() % 2_000) - 1_000) }
+    let measured = try #require(AudioAnalysis.dominantFrequency(samples))
+    #expect(abs(measured - 550) <= 2, "measured \(measured) Hz")
+}
+
 @Test func mutedAudioIsSilenceAtTheReceiverAndDTXMarksIt() throws {
     let encoder = try OpusEncoder()
     let decoder = try OpusDecoder()

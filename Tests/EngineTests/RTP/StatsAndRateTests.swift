@@ -147,7 +147,8 @@ func theBitrateFollowsLossThresholds(fraction: UInt8, expected: Int) {
         receiver.receive(RTPPacket(marker: i == 2, payloadType: pt96, sequenceNumber: SequenceNumber(UInt16(10 + i)), timestamp: 0,
                                    ssrc: peer, payload: p), size: 20, now: at(0))
     }
-    let out = receiver.poll(now: at(0))
+    // Polled once the NACK's reorder tolerance (10 ms) has passed: the gap is then loss, asked for with the PLI.
+    let out = receiver.poll(now: at(10))
     #expect(out.frames.isEmpty)
     let compound = try RTCPPacket.parseCompound(try #require(out.rtcp.first))
     #expect(compound.count == 4)
