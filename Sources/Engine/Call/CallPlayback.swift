@@ -109,9 +109,7 @@ public final class CallPlayback: Sendable {
             }
             let mix = mixer.mix(frames)   // no frames: silence
             let wasDevice = Self.isDevice(sink)
-            let before = now()
             let level = sink.play(mix)   // a device blocks here while its buffer is full
-            let blocked = wasDevice ? now() - before : 0
             published.withLock { p in
                 p.snapshot.framesPlayed += 1
                 p.snapshot.frameLevel = level
@@ -124,7 +122,7 @@ public final class CallPlayback: Sendable {
                 }
             }
             if wasDevice, !Self.isDevice(sink) { pacer = FramePacer() }
-            let pause = pacer.pause(blocked: blocked, now: now())
+            let pause = pacer.pause(now: now())
             if pause > 0 { usleep(UInt32(min(pause, 0.05) * 1e6)) }
         }
     }

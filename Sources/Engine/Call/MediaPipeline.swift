@@ -192,12 +192,11 @@ public final class MediaPipeline: Sendable {
         let clock = ContinuousClock()
         let origin = clock.now
         func now() -> Double { Call.seconds(clock.now - origin) }
-        var pacer = FramePacer()
+        // A capture device's own buffer (AlsaPCM's 60 ms) is the slack it may run ahead of the clock.
+        var pacer = FramePacer(lead: Self.isDevice(input) ? 0.06 : 0)
         while running.load(ordering: .acquiring) {
             let wasDevice = Self.isDevice(input)
-            let before = now()
             let captured = input.nextFrame()   // a device blocks here for up to 20 ms
-            let blocked = wasDevice ? now() - before : 0
             if wasDevice, !Self.isDevice(input) {
                 counters.withLock { $0.audioInputNote = "microphone: silence (the ALSA device stopped delivering audio)" }
             }
@@ -213,7 +212,7 @@ public final class MediaPipeline: Sendable {
                 }
                 push(.audio(packet: packet, isDTX: isDTX))
             }
-            let pause = pacer.pause(blocked: blocked, now: now())
+            let pause = pacer.pause(now: now())
             if pause > 0 { usleep(UInt32(min(pause, 0.05) * 1e6)) }
         }
         counters.withLock { $0.inputLevel = 0 }

@@ -53,24 +53,33 @@ private func numbered(_ n: Int) -> AudioFrame { AudioFrame(samples: [Int16](repe
     #expect(q.dropped == settled && q.underruns == 0, "at the target depth nothing more is dropped")
 }
 
-@Test func theFramePacerFollowsTheClockUnlessTheDeviceBlocks() {
+@Test func theFramePacerKeepsTheClockAsACeilingWithALead() {
     // A tone: the clock paces, one frame every 20 ms from the first, without drift.
     var tone = FramePacer()
-    #expect(abs(tone.pause(blocked: 0, now: 10.000) - 0.020) < 1e-9)
-    #expect(abs(tone.pause(blocked: 0, now: 10.021) - 0.019) < 1e-9, "a late frame shortens the next pause")
-    #expect(abs(tone.pause(blocked: 0, now: 10.040) - 0.020) < 1e-9)
-    // Far behind: start again from now rather than burst.
-    #expect(tone.pause(blocked: 0, now: 11.000) == 0)
-    #expect(abs(tone.pause(blocked: 0, now: 11.000) - 0.020) < 1e-9)
-    // A device that blocked paces the loop itself: no extra sleep, and the pacer follows its clock.
-    var device = FramePacer()
-    #expect(device.pause(blocked: 0.019, now: 5.0) == 0)
-    #expect(abs(device.pause(blocked: 0, now: 5.0) - 0.020) < 1e-9, "a read that did not block falls back to the clock")
-    // A playback buffer may run `lead` ahead before the clock holds it back.
+    #expect(abs(tone.pause(now: 10.000) - 0.020) < 1e-9)
+    #expect(abs(tone.pause(now: 10.021) - 0.019) < 1e-9, "a late frame shortens the next pause")
+    #expect(abs(tone.pause(now: 10.040) - 0.020) < 1e-9)
+    // A little behind (a device that blocked, a short preemption): no pause until back on the schedule, no more.
+    #expect(tone.pause(now: 10.150) == 0)
+    #expect(tone.pause(now: 10.150) == 0)
+    // Far behind (a starved thread): start again from now rather than burst.
+    #expect(tone.pause(now: 11.000) == 0)
+    #expect(abs(tone.pause(now: 11.000) - 0.020) < 1e-9)
+    // A playback buffer may run `lead` ahead before the clock holds it back; it never runs further ahead, however fast
+    // its writes return (ALSA's `null` PCM, or a preempted write on a loaded machine that looked like a blocking one).
     var playback = FramePacer(lead: 0.06)
-    let pauses = (0..<5).map { _ in playback.pause(blocked: 0, now: 1.0) }
+    let pauses = (0..<5).map { _ in playback.pause(now: 1.0) }
     #expect(pauses.prefix(3).allSatisfy { $0 == 0 })
     #expect(abs(pauses[3] - 0.02) < 1e-9 && abs(pauses[4] - 0.04) < 1e-9)
+    // Simulated: 100 frames whose I/O takes 0 to 9 ms, sleeping as told: never more than lead + 1 frame ahead.
+    var device = FramePacer(lead: 0.06), t = 0.0, frames = 0
+    for i in 0..<100 {
+        t += Double(i % 10) / 1_000   // the I/O call
+        frames += 1
+        t += device.pause(now: t)
+        #expect(Double(frames) * 0.02 <= t + 0.06 + 0.02 + 1e-9)
+    }
+    #expect(t >= 100 * 0.02 - 0.06 - 1e-9, "100 frames take 2 s less the lead: \(t)")
 }
 
 @Test func aStalledPlaybackThreadDropsAtTheCallPlaybackToo() throws {

@@ -59,7 +59,8 @@ struct CallAudioTests {
         usleep(1_000_000)
         let perSecond = media.snapshot.audioFramesEncoded - first
         media.stop()
-        #expect((30...60).contains(perSecond), "50 frames a second (fewer only on a starved thread), measured \(perSecond)")
+        // At most 50 a second plus the 60 ms a device may run ahead (fewer only on a starved thread).
+        #expect((10...55).contains(perSecond), "50 frames a second, measured \(perSecond)")
         #expect(media.snapshot.inputLevel == 0, "the null device captures silence")
         _ = media.drain()
     }
@@ -108,8 +109,9 @@ struct CallAudioTests {
         usleep(1_000_000)
         let (end, after) = (b.elapsed, try #require(b.snapshot(analyseAudio: false).playback))
         let perSecond = Double(after.framesPlayed - before.framesPlayed) / (end - start)
-        // 50 a second; fewer only when a loaded machine starves the thread for over 0.2 s (it then skips, not bursts).
-        #expect(perSecond > 35 && perSecond < 55, "the clock paces the null sink at 50 frames/s: \(perSecond)")
+        // 50 a second at most (the clock is the ceiling); fewer when a loaded machine starves the thread for over 0.2 s
+        // (it then skips rather than bursts), so the floor only says that it plays.
+        #expect(perSecond > 10 && perSecond < 53, "the clock paces the null sink at 50 frames/s: \(perSecond)")
         let heard = played(b, hz: 660, level: 0.3 / 2.0.squareRoot())
         print("null sink: \(perSecond) frames/s, \(String(describing: heard.last))")
         #expect(heard.matched, "b plays a's 660 Hz at the sent level: \(String(describing: heard.last))")
@@ -165,7 +167,7 @@ struct CallAudioTests {
             let clock = ContinuousClock(), origin = clock.now
             while !stop.load(ordering: .acquiring) {
                 for id in feeding.withLock({ $0 }) { playback.push(tones[id]!.nextFrame(), from: id) }
-                let pause = pacer.pause(blocked: 0, now: Call.seconds(clock.now - origin))
+                let pause = pacer.pause(now: Call.seconds(clock.now - origin))
                 if pause > 0 { usleep(UInt32(pause * 1e6)) }
             }
             stopped.store(true, ordering: .releasing)
