@@ -279,6 +279,8 @@ def observe_report(c: Checklist, receiver: str, report: dict | None, base: dict 
         elif s.kind == "aiortc":
             c.check(f"{item}: half-white picture", 90 < video["lumaMean"] < 170 and video["lumaStdDev"] > 60,
                     f"luma {video['lumaMean']:.0f}±{video['lumaStdDev']:.0f}")
+            # Its dark bottom half is no code band (an all-black band used to pass the checksum as participant 0).
+            c.check(f"{item}: no test card read in it", video.get("testCard") is None, video.get("testCard"))
         else:
             c.check(f"{item}: camera picture not uniform", video["lumaStdDev"] > 5, video)
         if base is not None:
