@@ -4,7 +4,7 @@ import Signaling
 import Synchronization
 
 /// `conftui bot`: a headless participant. Joins a SkyRTC room, sends a synthetic camera and a tone to everyone,
-/// decodes and measures what everyone sends, and writes a JSON report when it ends.
+/// decodes and measures what everyone sends, and writes a JSON report (refreshed every 2 s, final when it ends).
 ///
 /// Contract with scripts and tests: once joined it prints exactly one line to standard output —
 /// `conftui bot: joined ROOM as SOCKETID` — and nothing else there. It ends after `--duration` seconds, on
@@ -17,7 +17,7 @@ let botCommand = Command(
     options: CallOptionsParsing.specs + [
         .value("name", "NAME", "display name others see; also picks the test card colour (default: bot)"),
         .value("duration", "S", "leave after S seconds (default: run until SIGINT/SIGTERM)"),
-        .value("report", "FILE", "write the JSON report here on exit"),
+        .value("report", "FILE", "write the JSON report here every 2 s and on exit"),
         .value("tone", "HZ", "frequency of the audio tone (default: 440)"),
         .flag("trickle-only", "signal candidates only by trickle, none in the SDP"),
         .flag("muted", "start muted (sends silence)"),
@@ -65,6 +65,7 @@ struct BotRun {
 
         let deadline = duration > 0 ? MediaPipeline.wallClock() + duration : Double.infinity
         var why = "duration over"
+        var lastReport = MediaPipeline.wallClock()
         while MediaPipeline.wallClock() < deadline {
             var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
             let received = sigtimedwait(&stopSignals, nil, &timeout)
@@ -72,6 +73,11 @@ struct BotRun {
             if let reason = session.endReason { why = reason; break }
             if let error = session.call.media.error { why = error; break }
             _ = session.takeEvents()   // the bot has no screen; the call already acted on them
+            // Refreshed during the call as `join --report` does, so a test can watch what arrives while it happens.
+            if let reportPath, MediaPipeline.wallClock() - lastReport >= 2 {
+                lastReport = MediaPipeline.wallClock()
+                writeReport(to: reportPath, reason: "running")
+            }
         }
         log.write("bot \(name): leaving (\(why))")
         session.leave()
@@ -80,6 +86,18 @@ struct BotRun {
             log.write("bot \(name): report written to \(reportPath)")
         }
         return 0
+    }
+
+    /// Written to a temporary file and renamed, so a reader never sees half a report; a failure is logged, the call
+    /// goes on (the report at the end throws as before).
+    private func writeReport(to path: String, reason: String) {
+        let temporary = path + ".tmp"
+        do {
+            try CallReport(session: session, name: name, startedAt: startedAt, endReason: reason).write(to: temporary)
+            _ = rename(temporary, path)
+        } catch {
+            log.write("bot \(name): cannot write the report: \(error)")
+        }
     }
 }
 

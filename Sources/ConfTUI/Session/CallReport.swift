@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import Synchronization
 
 /// The JSON report `bot --report` and `join --report` write when they end: who we were, why we ended, what we sent
 /// and, per remote socketId, what arrived (frames, test-card counters, tone, RTT, loss, the connection timeline).
@@ -32,5 +33,44 @@ struct CallReport: Encodable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// Rewrites a report file during a call without holding up the caller. Building a report measures every peer's tone
+/// (about a second with four peers in a debug build), which on the screen's thread froze the keys for that long every
+/// 2 s. One write at a time: a round that finds the previous write still going is skipped. Each write goes to a
+/// temporary file that is then renamed, so a reader never sees half a report.
+final class PeriodicReportWriter: Sendable {
+    let path: String
+    private let busy = Mutex(false)
+
+    init(path: String) { self.path = path }
+
+    func writeInBackground(_ report: @escaping @Sendable () -> CallReport) {
+        let idle = busy.withLock { isBusy in
+            defer { isBusy = true }
+            return !isBusy
+        }
+        guard idle else { return }
+        Thread { [self] in
+            write(report())
+            busy.withLock { $0 = false }
+        }.start()
+    }
+
+    /// Waits (up to 5 s) for a write in progress, then writes `report`: the last word, at the end of the call.
+    func writeNow(_ report: CallReport) {
+        for _ in 0..<500 where busy.withLock({ $0 }) { usleep(10_000) }
+        write(report)
+    }
+
+    private func write(_ report: CallReport) {
+        let temporary = path + ".tmp"
+        do {
+            try report.write(to: temporary)
+            _ = rename(temporary, path)
+        } catch {
+            // The screen cannot show it and must not stop for it.
+        }
     }
 }

@@ -56,9 +56,11 @@ struct CallScreen {
         var translator = CallRoomEvents()
         var lastSnapshot = -1.0, lastReport = 0.0, lastNotes = ""
         let startedAt = MediaPipeline.wallClock()
+        let reportWriter = reportPath.map(PeriodicReportWriter.init(path:))
+        let name = reportName
         defer {
             session.leave()
-            writeReport(startedAt: startedAt, reason: "left")
+            reportWriter?.writeNow(CallReport(session: session, name: name, startedAt: startedAt, endReason: "left"))
         }
         return try app.run { now in
             var update = RoomApp.Update()
@@ -89,23 +91,13 @@ struct CallScreen {
                 }
             }
             if session.endReason != nil { update.exit = 1 }
-            if reportPath != nil, now - lastReport >= 2 {
+            if let reportWriter, now - lastReport >= 2 {
                 lastReport = now
-                writeReport(startedAt: startedAt, reason: "running")
+                reportWriter.writeInBackground { [session] in
+                    CallReport(session: session, name: name, startedAt: startedAt, endReason: "running")
+                }
             }
             return update
-        }
-    }
-
-    /// Written to a temporary file and renamed, so a reader never sees half a report.
-    private func writeReport(startedAt: Double, reason: String) {
-        guard let reportPath else { return }
-        let temporary = reportPath + ".tmp"
-        do {
-            try CallReport(session: session, name: reportName, startedAt: startedAt, endReason: reason).write(to: temporary)
-            _ = rename(temporary, reportPath)
-        } catch {
-            // The screen cannot show it and must not stop for it; the log has the reason.
         }
     }
 }

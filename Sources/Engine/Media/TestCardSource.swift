@@ -112,6 +112,9 @@ public enum TestCard {
             if mean > 90 && mean < 160 { return nil }
             if mean >= 126 { words[i / columns] |= 1 << (15 - UInt16(i % columns)) }
         }
+        // An all-black band reads as counter 0, time 0, participant 0, whose checksum is 0: any picture that is dark
+        // at the bottom (aiortc's half-white test picture) would pass. A card's time is the wall clock, never 0.
+        guard words.contains(where: { $0 != 0 }) else { return nil }
         let code = Code(counter: UInt32(words[0]) << 16 | UInt32(words[1]),
                         captureMillis: UInt32(words[2]) << 16 | UInt32(words[3]),
                         participant: UInt8(words[4] >> 8))

@@ -40,6 +40,10 @@ final class FakeClock: @unchecked Sendable {
     let grey = try VideoFrame(width: 320, height: 240, y: .init(repeating: 128, count: 320 * 240),
                               u: .init(repeating: 128, count: 160 * 120), v: .init(repeating: 128, count: 160 * 120), timestamp: 0)
     #expect(TestCard.decode(grey) == nil)
+    // Black at the bottom (aiortc's half-white picture, a dark room): the all-zero band passes the checksum.
+    let dark = try VideoFrame(width: 320, height: 240, y: .init(repeating: 16, count: 320 * 240),
+                              u: .init(repeating: 128, count: 160 * 120), v: .init(repeating: 128, count: 160 * 120), timestamp: 0)
+    #expect(TestCard.decode(dark) == nil)
 }
 
 private func meanPlane(_ p: [UInt8], stride: Int, x: Int, y: Int, w: Int, h: Int) -> Double {
