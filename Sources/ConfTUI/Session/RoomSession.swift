@@ -75,12 +75,13 @@ final class RoomSession: Sendable {
         return peers
     }
 
-    /// Leaves: closes the signaling socket (the server tells the others `_remove_peer`) and every peer connection.
+    /// Leaves: closes every peer connection (each peer gets a DTLS close_notify, RFC 5246 §7.2.1, so it knows at
+    /// once), then the signaling socket (the server tells the others `_remove_peer`).
     func leave() {
         stopping.store(true, ordering: .releasing)
+        call.stop()
         link.close()
         for _ in 0..<100 where !readerFinished.withLock({ $0 }) { usleep(10_000) }
-        call.stop()
     }
 
     /// Signaling events since the last call.
