@@ -152,7 +152,8 @@ def test_join_reconnects_after_the_server_restarts_without_ghost_tiles(workdir, 
         # Both sides rejoin with new socketIds; the newcomer offers; exactly one remote tile, connected again.
         screen = s.wait_for(lambda sc: "Ada · connected" in sc and "1 peer " in sc, timeout=15,
                             what="Ada connected again after the restart")
-        assert screen.count("Ada") == 1, "no ghost tile of the old Ada"
+        # One tile label for Ada (a placeholder box may also show her name until her first frame arrives).
+        assert screen.count("Ada ·") == 1, "no ghost tile of the old Ada"
         deadline = time.monotonic() + 8
         after = {}
         while time.monotonic() < deadline:
