@@ -149,6 +149,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.binary:
         sys.exit("usage: room_bench.py CONFTUI_BIN")
+    os.environ["CONFTUI_BIN"] = args.binary   # the bots run the same (release) binary as the join
     from bot_process import BotProcess
     from chromium import Chromium
 
