@@ -7,12 +7,11 @@ a picture that is not uniform) and its fake microphone's beep (a peak level abov
 
 from __future__ import annotations
 
-import json
 import time
 
 from bot_process import BotProcess
-from chromium import CDPError, Chromium, Page
-from test_browser_pair import PAGE_READY, wait_until
+from chromium import Chromium, Page
+from test_browser_pair import PAGE_READY, print_failure, wait_until
 
 MEDIA_TIMEOUT = 20.0
 
@@ -82,19 +81,7 @@ def run_with_chromium(signaling_server, chromium: Chromium, tmp_path, bot_first:
               f"(luma {video['lumaMean']:.0f}±{video['lumaStdDev']:.0f}), audio peak {audio['peakLevel']:.3f} "
               f"{audio.get('dominantFrequency')} Hz; {transport['srtpProfile']}, pair {transport['selectedPair']}")
     except BaseException:
-        for page in pages:
-            print(f"\n===== page {page.name} =====")
-            try:
-                print("state:", json.dumps(page.evaluate("conftui.state()", timeout=5), indent=1))
-                print("conftui.log:\n  " + "\n  ".join(page.evaluate("conftui.log", timeout=5)))
-            except CDPError as error:
-                print("page hook unavailable:", error)
-            print("console:\n  " + "\n  ".join(page.console))
-        if bot is not None:
-            bot.kill()
-            print(bot.describe())
-        print(f"\n===== signaling server =====\n{signaling_server.log_tail()}")
-        print(f"\n===== chromium output =====\n{chromium.output_tail()}")
+        print_failure(chromium, signaling_server, pages, bot)
         raise
     finally:
         if bot is not None:

@@ -24,8 +24,8 @@ import json
 import time
 
 from bot_process import BotProcess
-from chromium import CDPError, Chromium, Page
-from test_browser_pair import PAGE_READY, wait_until
+from chromium import Chromium, Page
+from test_browser_pair import PAGE_READY, print_failure, wait_until
 
 MEDIA_TIMEOUT = 20.0
 WINDOW = 5.0            # seconds between samples
@@ -207,19 +207,7 @@ def test_bot_video_decodes_in_chromium_for_a_minute(signaling_server, chromium, 
         for s in samples:
             print(json.dumps(s))
         print("keyframe request:", keyframe_request)
-        if page is not None:
-            print(f"\n===== page {page.name} =====")
-            try:
-                print("state:", json.dumps(page.evaluate("conftui.state()", timeout=5), indent=1))
-                print("conftui.log:\n  " + "\n  ".join(page.evaluate("conftui.log", timeout=5)))
-            except CDPError as error:
-                print("page hook unavailable:", error)
-            print("console:\n  " + "\n  ".join(page.console))
-        if bot is not None:
-            bot.kill()
-            print(bot.describe())
-        print(f"\n===== signaling server =====\n{signaling_server.log_tail()}")
-        print(f"\n===== chromium output =====\n{chromium.output_tail()}")
+        print_failure(chromium, signaling_server, [page] if page is not None else [], bot)
         raise
     finally:
         if bot is not None:

@@ -87,22 +87,31 @@ def assert_local_pairs(states: list[dict]) -> None:
                 assert is_local_address(address), f"selected pair {pair} uses non-local address {address}"
 
 
+def print_failure(browser: Chromium, server, pages: list[Page], bot=None) -> None:
+    """Everything needed to see why a test with browsers failed (pytest shows it under 'Captured stdout'): each
+    page's state, log and console, the bot's own log and report (stopping it first), the server log, Chromium's output."""
+    for page in pages:
+        print(f"\n===== page {page.name} =====")
+        try:
+            print("state:", json.dumps(page.evaluate("conftui.state()", timeout=5), indent=1))
+            print("conftui.log:\n  " + "\n  ".join(page.evaluate("conftui.log", timeout=5)))
+        except CDPError as error:
+            print("page hook unavailable:", error)
+        print("console:\n  " + "\n  ".join(page.console))
+    if bot is not None:
+        bot.kill()
+        print(bot.describe())
+    print(f"\n===== signaling server ({server.description}) log =====\n{server.log_tail()}")
+    print(f"\n===== chromium output =====\n{browser.output_tail()}")
+
+
 @contextlib.contextmanager
 def explain_failure(browser: Chromium, server, pages: list[Page]):
-    """On any failure, prints everything needed to see why (pytest shows it under 'Captured stdout')."""
+    """On any failure, prints everything needed to see why."""
     try:
         yield
     except BaseException:
-        for page in pages:
-            print(f"\n===== page {page.name} =====")
-            try:
-                print("state:", json.dumps(page.evaluate("conftui.state()", timeout=5), indent=1))
-                print("conftui.log:\n  " + "\n  ".join(page.evaluate("conftui.log", timeout=5)))
-            except CDPError as error:
-                print("page hook unavailable:", error)
-            print("console:\n  " + "\n  ".join(page.console))
-        print(f"\n===== signaling server ({server.description}) log =====\n{server.log_tail()}")
-        print(f"\n===== chromium output =====\n{browser.output_tail()}")
+        print_failure(browser, server, pages)
         raise
 
 
