@@ -46,6 +46,8 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Engine"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
         .testTarget(name: "RoomModelTests", dependencies: ["RoomModel"]),
+        // The executable's pure parts: the session's translations (SkyRTC <-> Call, snapshots -> room events).
+        .testTarget(name: "ConfTUITests", dependencies: ["ConfTUI", "Engine", "RoomModel", "Signaling"]),
     ],
     swiftLanguageModes: [.v6]
 )

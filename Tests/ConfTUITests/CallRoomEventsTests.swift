@@ -1,0 +1,92 @@
+import Testing
+@testable import ConfTUI
+@testable import Engine
+import RoomModel
+import Signaling
+
+/// `CallRoomEvents`: what the screen learns from signaling events and from successive call snapshots.
+private func peer(_ state: PeerConnectionState, frames: Int = 0, width: Int = 320, height: Int = 240,
+                  bytes: UInt64 = 0, level: Double = 0) -> PeerSnapshot {
+    var transport = PeerConnection.Stats(state: state, iceState: "checking")
+    transport.bytesReceived = bytes
+    transport.roundTripTimeMs = 12
+    var video = ReceivedVideoSnapshot()
+    video.framesDecoded = frames
+    video.width = frames > 0 ? width : 0
+    video.height = frames > 0 ? height : 0
+    var audio = ReceivedAudioSnapshot()
+    audio.level = level
+    return PeerSnapshot(role: .offerer, createdAt: 0, timeline: [], timeToConnected: nil, localCandidates: [],
+                        transport: transport, video: video, audio: audio)
+}
+
+private func snapshot(_ peers: [String: PeerSnapshot], source: String = "card", inputLevel: Double = 0) -> CallSnapshot {
+    let local = LocalMediaSnapshot(source: source, toneHz: 0, muted: false, videoEnabled: true, videoBitrateKbps: 300,
+                                   videoFramesEncoded: 0, keyframesEncoded: 0, audioFramesEncoded: 0, audioDTXFrames: 0,
+                                   audioInputNote: "", inputLevel: inputLevel)
+    return CallSnapshot(you: RemotePeerID("me"), elapsed: 0, local: local,
+                        peers: Dictionary(uniqueKeysWithValues: peers.map { (RemotePeerID($0.key), $0.value) }))
+}
+
+private let a = ParticipantID("a")
+
+@Test func joinedCarriesTheNamesAndNewPeersTheirName() {
+    var t = CallRoomEvents()
+    #expect(t.events(from: .joined(you: SocketID("me"), peers: [SocketID("a"), SocketID("b")], names: [SocketID("a"): "Ada"]))
+            == [.joined(you: ParticipantID("me"), peers: [a, ParticipantID("b")]), .nameChanged(a, "Ada")])
+    #expect(t.events(from: .peerJoined(SocketID("c"), name: "Cyd")) == [.peerJoined(ParticipantID("c")), .nameChanged(ParticipantID("c"), "Cyd")])
+    #expect(t.events(from: .peerJoined(SocketID("d"), name: nil)) == [.peerJoined(ParticipantID("d"))])
+    #expect(t.events(from: .peerLeft(SocketID("c"))) == [.peerLeft(ParticipantID("c"))])
+}
+
+@Test func aStateIsReportedOnceAndClosedNeverShows() {
+    var t = CallRoomEvents()
+    let first = t.events(from: snapshot(["a": peer(.connecting)]), now: 0)
+    #expect(first.contains(.connectionChanged(a, .connecting)))
+    #expect(first.contains(.local(.setSource("card"))))
+    let again = t.events(from: snapshot(["a": peer(.connecting)]), now: 0.1)
+    #expect(!again.contains { if case .connectionChanged = $0 { return true } else { return false } })
+    #expect(!again.contains { if case .local = $0 { return true } else { return false } })
+    #expect(t.events(from: snapshot(["a": peer(.connected)]), now: 0.2).contains(.connectionChanged(a, .connected)))
+    // A closed connection belongs to a peer that left: its tile goes with `_remove_peer`, not with a "closed" label.
+    #expect(!t.events(from: snapshot(["a": peer(.closed)]), now: 0.3).contains { if case .connectionChanged = $0 { return true } else { return false } })
+}
+
+@Test func newFramesArriveWithTheirSizeAndStatsComeOnceASecond() {
+    var t = CallRoomEvents()
+    _ = t.events(from: snapshot(["a": peer(.connected, frames: 0, bytes: 0)]), now: 0)
+    let e = t.events(from: snapshot(["a": peer(.connected, frames: 3, width: 640, height: 360, bytes: 10_000)]), now: 0.5)
+    #expect(e.contains(.frameArrived(a, at: 0.5, width: 640, height: 360)))
+    #expect(!e.contains { if case .statsUpdated = $0 { return true } else { return false } })
+    let s = t.events(from: snapshot(["a": peer(.connected, frames: 18, width: 640, height: 360, bytes: 135_000)]), now: 1.0)
+    let stats = s.compactMap { if case .statsUpdated(_, let m) = $0 { return m } else { return nil } }
+    #expect(stats.count == 1)
+    // 135,000 bytes in the second since the first sample: 1,080 kbps.
+    #expect(abs((stats.first?.kbps ?? 0) - 1_080) < 0.001)
+    #expect(stats.first?.rttMs == 12 && stats.first?.frameWidth == 640 && stats.first?.videoCodec == "VP8")
+}
+
+@Test func videoThatStopsIsShownOffAndComesBackWithTheNextFrame() {
+    var t = CallRoomEvents()
+    _ = t.events(from: snapshot(["a": peer(.connected, frames: 10)]), now: 0)
+    #expect(!t.events(from: snapshot(["a": peer(.connected, frames: 10)]), now: 1.9).contains(.remoteMediaChanged(a, audioMuted: nil, videoOn: false)))
+    #expect(t.events(from: snapshot(["a": peer(.connected, frames: 10)]), now: 2.1).contains(.remoteMediaChanged(a, audioMuted: nil, videoOn: false)))
+    // Said once, not on every snapshot.
+    #expect(!t.events(from: snapshot(["a": peer(.connected, frames: 10)]), now: 2.5).contains(.remoteMediaChanged(a, audioMuted: nil, videoOn: false)))
+    #expect(t.events(from: snapshot(["a": peer(.connected, frames: 11)]), now: 3).contains(.remoteMediaChanged(a, audioMuted: nil, videoOn: true)))
+}
+
+@Test func losingSignalingShowsEveryKnownPeerDisconnectedUntilItsNewConnectionConnects() {
+    var t = CallRoomEvents()
+    _ = t.events(from: snapshot(["a": peer(.connected), "b": peer(.connecting)]), now: 0)
+    #expect(t.events(from: .signalingLost(reason: "eof", retryIn: 0.5))
+            == [.connectionChanged(a, .disconnected), .connectionChanged(ParticipantID("b"), .disconnected)])
+    // The rejoin's fresh connection to a peer still there reaches `connected` again: that must show.
+    #expect(t.events(from: snapshot(["a": peer(.connected)]), now: 1).contains(.connectionChanged(a, .connected)))
+}
+
+@Test func yourMicrophoneLevelDrivesYourOwnMeter() {
+    var t = CallRoomEvents()
+    let e = t.events(from: snapshot([:], inputLevel: 0.25), now: 0)
+    #expect(e.contains(.audioLevel(ParticipantID("me"), level: 0.25, at: 0)))
+}

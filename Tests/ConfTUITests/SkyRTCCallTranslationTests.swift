@@ -1,0 +1,33 @@
+import Testing
+@testable import ConfTUI
+import Engine
+import Signaling
+
+/// The SkyRTC wire as the call's signals see it (skyrtc-protocol.md §3).
+@Test func outgoingSignalsBecomeTheOriginalClientsMessages() {
+    let candidate = SkyRTCCallTranslation.message(for: .candidate(to: RemotePeerID("peer-1"), candidate: "candidate:1 1 udp 1 127.0.0.1 5000 typ host",
+                                                                   mid: "0", mLineIndex: 0))
+    #expect(candidate.jsonText == #"{"eventName":"__ice_candidate","data":{"id":"0","label":0,"candidate":"candidate:1 1 udp 1 127.0.0.1 5000 typ host","socketId":"peer-1"}}"#)
+    let offer = SkyRTCCallTranslation.message(for: .offer(to: RemotePeerID("peer-1"), sdp: "v=0\r\n"))
+    #expect(offer.jsonText == #"{"eventName":"__offer","data":{"socketId":"peer-1","sdp":{"type":"offer","sdp":"v=0\r\n"}}}"#)
+}
+
+@Test func incomingMessagesBecomeCallSignals() throws {
+    func decode(_ text: String) throws -> SkyRTCServerMessage { try SkyRTCServerMessage.decode(Array(text.utf8)) }
+    #expect(SkyRTCCallTranslation.signal(for: try decode(#"{"eventName":"_peers","data":{"connections":["a"],"you":"me"}}"#))
+            == .joined(you: RemotePeerID("me"), others: [RemotePeerID("a")]))
+    #expect(SkyRTCCallTranslation.signal(for: try decode(#"{"eventName":"_offer","data":{"sdp":{"type":"offer","sdp":"v=0"},"socketId":"a"}}"#))
+            == .offer(from: RemotePeerID("a"), sdp: "v=0"))
+    // The original server forwards candidates with only label and candidate (no sdpMid).
+    #expect(SkyRTCCallTranslation.signal(for: try decode(#"{"eventName":"_ice_candidate","data":{"label":1,"candidate":"candidate:x","socketId":"a"}}"#))
+            == .candidate(from: RemotePeerID("a"), candidate: "candidate:x", mid: nil, mLineIndex: 1))
+    #expect(SkyRTCCallTranslation.signal(for: try decode(#"{"eventName":"_new_peer","data":{"socketId":"b","name":"Bob"}}"#)) == .newPeer(RemotePeerID("b")))
+    #expect(SkyRTCCallTranslation.signal(for: try decode(#"{"eventName":"_error","data":{"code":"bad_json","message":"x"}}"#)) == nil)
+    #expect(SkyRTCCallTranslation.signal(for: try decode(#"{"eventName":"custom","data":{}}"#)) == nil)
+}
+
+@Test func theStatusBarShowsHostAndPortOfTheServer() {
+    #expect(hostPart(of: "ws://127.0.0.1:3000/") == "127.0.0.1:3000")
+    #expect(hostPart(of: "wss://example.org:443/rooms/x") == "example.org:443")
+    #expect(hostPart(of: "example.org:3000") == "example.org:3000")
+}
