@@ -322,6 +322,9 @@ private final class CallEventLoop {
         guard !sockets.isEmpty else { return nil }
         var configuration = PeerConnection.Configuration.random(localHosts: sockets.map(\.localAddress))
         configuration.candidatesInDescription = !call.options.trickleOnly
+        // No microphone at all: say so in the SDP (audio recvonly, RFC 3264 §5.1) rather than offer a stream that
+        // never starts; the peers' audio is still received. Video stays sendrecv: `v` turns it off and on mid-call.
+        configuration.sendAudio = call.options.media.audioInput != .none
         if call.options.hostCandidates == .loopback {
             configuration.acceptRemoteAddress = { $0.isLoopback }
         } else {

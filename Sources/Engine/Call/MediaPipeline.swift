@@ -15,9 +15,8 @@ public enum MicrophoneChoice: Sendable, Equatable {
     /// SSH), a `fallbackToneHz` tone is sent instead, or digital silence when that is 0; `LocalMediaSnapshot.audioInputNote`
     /// says which and why.
     case device(name: String, fallbackToneHz: Double)
-    /// No audio at all: no Opus packets leave. The SDP still offers audio (sendrecv, so nothing renegotiates), and the
-    /// peers see an audio stream that never starts: no packets received, no playout, level 0 and no frequency
-    /// (a browser shows a remote audio track that stays silent/muted).
+    /// No audio at all: no Opus packets leave, and the call offers/answers audio as recvonly (RFC 3264 §5.1), so
+    /// peers know there is no stream to wait for; their audio is still received.
     case none
 }
 
