@@ -36,39 +36,12 @@ import numpy
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.sdp import candidate_from_sdp
-from av import AudioFrame, VideoFrame
-from websockets.asyncio.client import connect
+from av import VideoFrame
 
+from aiortc_peer import PacedTone, run_skyrtc
 from bot_process import card_background, dominant_frequency, read_test_card
 
 SAMPLE_RATE = 48000
-
-
-class PacedTone(MediaStreamTrack):
-    """A sine of `hz`, 20 ms mono s16 frames at 48 kHz, paced in real time."""
-
-    kind = "audio"
-
-    def __init__(self, hz: float) -> None:
-        super().__init__()
-        self.hz = hz
-        self.sent = 0
-        self._start = 0.0
-
-    async def recv(self) -> AudioFrame:
-        if self.sent == 0:
-            self._start = time.monotonic()
-        wait = self._start + self.sent * 0.02 - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
-        t = (numpy.arange(960) + self.sent * 960) / SAMPLE_RATE
-        samples = (numpy.sin(2 * numpy.pi * self.hz * t) * 9000).astype(numpy.int16)
-        frame = AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
-        frame.sample_rate = SAMPLE_RATE
-        frame.pts = self.sent * 960
-        frame.time_base = fractions.Fraction(1, SAMPLE_RATE)
-        self.sent += 1
-        return frame
 
 
 class HalfWhite10(MediaStreamTrack):
@@ -243,14 +216,7 @@ class AiortcMeshPeer:
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
-            async with connect(self.ws_url) as ws:
-                await ws.send(json.dumps({"eventName": "__join", "data": {"room": self.room}}))
-                while not stop.is_set():
-                    try:
-                        message = json.loads(await asyncio.wait_for(ws.recv(), 0.2))
-                    except asyncio.TimeoutError:
-                        continue
-                    await self._handle(ws, message["eventName"], message.get("data") or {})
+            await run_skyrtc(self.ws_url, self.room, self._handle, stop)
         finally:
             for pc in self.pcs.values():
                 await pc.close()

@@ -21,7 +21,7 @@ import time
 import aioice.ice
 import numpy
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
-from aiortc.mediastreams import AudioStreamTrack, MediaStreamError, VideoStreamTrack
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack, VideoStreamTrack
 from aiortc.sdp import candidate_from_sdp
 from av import AudioFrame, VideoFrame
 from websockets.asyncio.client import connect
@@ -38,12 +38,16 @@ def loopback_host_addresses(use_ipv4: bool, use_ipv6: bool) -> list[str]:
 AIORTC_TONE = 1000.0
 
 
-class Tone(AudioStreamTrack):
-    """A 1000 Hz sine, 20 ms mono s16 frames at 48 kHz."""
+class PacedTone(MediaStreamTrack):
+    """A sine of `hz`, 20 ms mono s16 frames at 48 kHz, paced in real time (this client and the mesh peer)."""
 
-    def __init__(self) -> None:
+    kind = "audio"
+
+    def __init__(self, hz: float) -> None:
         super().__init__()
+        self.hz = hz
         self.sent = 0
+        self._start = 0.0
 
     async def recv(self) -> AudioFrame:
         if self.sent == 0:
@@ -52,13 +56,25 @@ class Tone(AudioStreamTrack):
         if wait > 0:
             await asyncio.sleep(wait)
         t = (numpy.arange(960) + self.sent * 960) / 48000
-        samples = (numpy.sin(2 * numpy.pi * AIORTC_TONE * t) * 9000).astype(numpy.int16)
+        samples = (numpy.sin(2 * numpy.pi * self.hz * t) * 9000).astype(numpy.int16)
         frame = AudioFrame.from_ndarray(samples.reshape(1, -1), format="s16", layout="mono")
         frame.sample_rate = 48000
         frame.pts = self.sent * 960
         frame.time_base = fractions.Fraction(1, 48000)
         self.sent += 1
         return frame
+
+
+async def run_skyrtc(ws_url: str, room: str, handle, stop: asyncio.Event) -> None:
+    """Joins `room` and hands every server message to `handle(ws, eventName, data)` until `stop` is set."""
+    async with connect(ws_url) as ws:
+        await ws.send(json.dumps({"eventName": "__join", "data": {"room": room}}))
+        while not stop.is_set():
+            try:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 0.2))
+            except asyncio.TimeoutError:
+                continue
+            await handle(ws, message["eventName"], message.get("data") or {})
 
 
 class HalfWhite(VideoStreamTrack):
@@ -81,7 +97,7 @@ class AiortcPeer:
     def __init__(self, ws_url: str, room: str) -> None:
         self.ws_url, self.room = ws_url, room
         self.pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
-        self.pc.addTrack(Tone())
+        self.pc.addTrack(PacedTone(AIORTC_TONE))
         self.pc.addTrack(HalfWhite())
         self.pc.on("track", self._on_track)
         self.you: str | None = None
@@ -143,14 +159,7 @@ class AiortcPeer:
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
-            async with connect(self.ws_url) as ws:
-                await ws.send(json.dumps({"eventName": "__join", "data": {"room": self.room}}))
-                while not stop.is_set():
-                    try:
-                        message = json.loads(await asyncio.wait_for(ws.recv(), 0.2))
-                    except asyncio.TimeoutError:
-                        continue
-                    await self._handle(ws, message["eventName"], message.get("data") or {})
+            await run_skyrtc(self.ws_url, self.room, self._handle, stop)
         finally:
             await self.pc.close()
             for task in self._tasks:
