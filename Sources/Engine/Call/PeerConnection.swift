@@ -117,7 +117,7 @@ public final class PeerConnection {
             // that, so the connection is refused instead (and nothing is sent back).
             guard answer.media.contains(where: { !$0.isRejected }) else {
                 return refuse("remote offer refused: no media section conftui can use (an audio/Opus or video/VP8 "
-                              + "section with rtcp-mux; the offer has \(offer.media.count))", now: now)
+                              + "section with rtcp-mux; the offer has \(offer.media.count) m= sections)", now: now)
             }
             localDescription = answer
             negotiate(ours: answer, theirs: offer)
@@ -166,6 +166,7 @@ public final class PeerConnection {
     private func refuse(_ reason: String, now: TransportTime) {
         warn(reason)
         dtlsError = reason   // keeps `updateState` at failed whatever the transport reports while it closes
+        setState(.failed, cause: reason)
         audio = nil
         video = nil
         videoSend = nil
@@ -174,7 +175,6 @@ public final class PeerConnection {
         audioPullAt = nil
         maintenanceAt = nil
         transportDeadline = nil
-        setState(.failed, cause: reason)
     }
 
     /// Stops ICE (and DTLS, which sends close_notify) and every timer.

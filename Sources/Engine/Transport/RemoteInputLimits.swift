@@ -61,10 +61,10 @@ public enum RemoteInputLimits {
 
     /// A remote value for an error message or a log line: at most 40 characters of it, and its size when cut, so
     /// a 70,000-byte value never lands whole in a log.
-    public static func quote(_ s: some StringProtocol) -> String {
+    public static func quote(_ s: some StringProtocol, size: Bool = true) -> String {
         let bytes = s.utf8.count
         guard bytes > 40 else { return "'\(s)'" }
-        return "'\(String(s.prefix(40)))...' (\(bytes) bytes)"
+        return "'\(String(s.prefix(40)))...'" + (size ? " (\(bytes) bytes)" : "")
     }
 
     static func refuse(_ what: String, _ reason: String) -> EngineError { .malformed(what: what, reason: reason) }
@@ -74,7 +74,7 @@ public enum RemoteInputLimits {
                       rule: String) throws(EngineError) {
         let n = value.utf8.count
         guard allowed.contains(n) else {
-            throw refuse(what, "\(name) \(quote(value)) is \(n) bytes; \(rule) allows \(allowed.lowerBound)-\(allowed.upperBound)")
+            throw refuse(what, "\(name) \(quote(value, size: false)) is \(n) bytes; \(rule) allows \(allowed.lowerBound)-\(allowed.upperBound)")
         }
     }
 }
