@@ -297,18 +297,15 @@ private final class CallEventLoop {
         }
     }
 
-    /// Room members' ids become dictionary keys and log prefixes: one over `RemoteInputLimits.peerIDBytes` (the
-    /// servers give 36-character UUIDs) refuses the whole message.
+    /// Room members' ids become dictionary keys and log prefixes: one that `RemoteInputLimits.peerIDRefusal` refuses
+    /// refuses the whole message.
     static func refusal(of signal: CallSignalIn) -> String? {
         let ids: [RemotePeerID] = switch signal {
         case .joined(let you, let others): [you] + others
         case .newPeer(let id), .removePeer(let id): [id]
         case .offer(let id, _), .answer(let id, _), .candidate(let id, _, _, _): [id]
         }
-        let allowed = RemoteInputLimits.peerIDBytes
-        guard let bad = ids.first(where: { !allowed.contains($0.rawValue.utf8.count) }) else { return nil }
-        return "peer id \(RemoteInputLimits.quote(bad.rawValue)) is \(bad.rawValue.utf8.count) bytes; "
-            + "at most \(allowed.upperBound) are accepted"
+        return ids.lazy.compactMap { RemoteInputLimits.peerIDRefusal($0.rawValue) }.first
     }
 
     func parse(_ sdp: String, from: RemotePeerID) -> SessionDescription? {

@@ -67,6 +67,14 @@ public enum RemoteInputLimits {
         return "'\(String(s.prefix(40)))...'" + (size ? " (\(bytes) bytes)" : "")
     }
 
+    /// Why a room member's id cannot be used (nil when it can): ids become dictionary keys, tile keys and log
+    /// prefixes, and both servers give 36-character UUIDs.
+    public static func peerIDRefusal(_ id: String) -> String? {
+        let n = id.utf8.count
+        guard !peerIDBytes.contains(n) else { return nil }
+        return "peer id \(quote(id, size: false)) is \(n) bytes; \(peerIDBytes.lowerBound)-\(peerIDBytes.upperBound) are accepted"
+    }
+
     static func refuse(_ what: String, _ reason: String) -> EngineError { .malformed(what: what, reason: reason) }
 
     /// Throws unless `value` has a byte length in `allowed`; `rule` names where the limit comes from.
