@@ -457,8 +457,8 @@ public final class IceAgent {
         attributes.append(role == .controlling ? .iceControlling(config.tieBreaker) : .iceControlled(config.tieBreaker))
         if useCandidate && role == .controlling { attributes.append(.useCandidate) }
         // USERNAME holds the peer's ufrag (RFC 8445 §7.2.2): the encoder refuses one too long for the attribute
-        // (RFC 5389 §15.3), and then this pair cannot be checked at all: it fails, as a check that timed out does
-        // (§7.2.5.2.3: "the agent SHOULD set the candidate pair state to Failed").
+        // (RFC 5389 §15.3), and then this pair cannot be checked at all: it fails, as a check whose transaction
+        // timed out does (§7.2.5.2.3).
         guard let bytes = try? StunMessage(type: .bindingRequest, transactionID: tid, attributes: attributes)
             .encode(integrityKey: StunIntegrity.shortTermKey(password: remote.pwd), fingerprint: true) else {
             pairs[p].state = .failed
