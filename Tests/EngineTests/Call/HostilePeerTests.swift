@@ -64,6 +64,17 @@ import Testing
         #expect(h.a.state == .failed)
     }
 
+    @Test func answerAcceptingNoSectionFailsTheOfferer() throws {
+        let h = try PeerPairHarness(seed: 8)
+        h.feed("A", .command(.createOffer))
+        h.feed("B", .command(.applyRemoteOffer(try #require(h.description("A")))))
+        var answer = try #require(h.description("B"))
+        for i in answer.media.indices { answer.media[i].port = 0 }
+        h.feed("A", .command(.applyRemoteAnswer(answer)))
+        #expect(h.a.state == .failed)
+        #expect(warnings(h.events["A"]!).contains { $0.contains("accepts none of our media sections") })
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func overlongCandidatesAreDroppedAndTheConnectionGoesOn() throws {
         let h = try PeerPairHarness(seed: 6)
@@ -117,5 +128,10 @@ import Testing
         #expect(log.contains { $0.contains("ignoring candidate") && $0.contains("bytes") })
         #expect(log.contains { $0.contains("refusing a signaling message: peer id") })
         #expect(log.allSatisfy { $0.utf8.count < 1000 }, "log lines quote remote values, they do not copy them")
+        // The same member's well-formed offer afterwards is answered on a fresh connection (Chrome's offer names no
+        // loopback candidate, so it stays connecting here).
+        room.deliver(A, .offer(from: mallory, sdp: SdpFixtures.chromeOffer))
+        #expect(waitFor(3) { a.snapshot(analyseAudio: false).peers[mallory]?.transport.state == .connecting })
+        #expect(a.snapshot(analyseAudio: false).peers[mallory]?.role == .answerer)
     }
 }
