@@ -66,7 +66,8 @@ enum StunAttributeCodec {
     static let maxTextBytes = 763
 
     /// One attribute's value, refused when it is longer than its RFC 5389 §15 limit or than the 16-bit length
-    /// field of the attribute header (§15: "the length of the value element ... in bytes", 16 bits).
+    /// field of the attribute header (§15: "The value in the length field MUST contain the length of the Value part
+    /// of the attribute, prior to padding, measured in bytes").
     static func attributeValue(_ attribute: StunAttribute, transactionID: TransactionID) throws(EngineError) -> [UInt8] {
         let value = encodeValue(attribute, transactionID: transactionID)
         let limit: Int = switch attribute {

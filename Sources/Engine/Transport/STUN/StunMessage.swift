@@ -122,7 +122,7 @@ public struct StunMessage: Equatable, Sendable {
 
         func append(type: UInt16, value: [UInt8]) {
             out.appendBE(type)
-            out.appendBE(UInt16(value.count))   // checked by `attributeValue` below
+            out.appendBE(UInt16(value.count))   // fits: `attributeValue` checked it (MESSAGE-INTEGRITY, FINGERPRINT: 20, 4)
             out.append(contentsOf: value)
             let padding = (4 - value.count % 4) % 4
             out.append(contentsOf: repeatElement(paddingByte, count: padding))
