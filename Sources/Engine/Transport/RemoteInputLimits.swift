@@ -3,10 +3,12 @@
 /// Anyone in a SkyRTC room can send us an offer, an answer or a candidate, and whatever a peer writes there ends up
 /// in STUN attributes, RTP header extensions, dictionaries and logs. Each value is checked against these limits
 /// where it enters (`SessionDescription(parsing:)`, `IceCandidate(parsing:)`, `PeerConnection`'s remote-description
-/// and candidate commands, `Call.handle`); what is over a limit is refused with an `EngineError.malformed` that says
-/// which value and which limit. A refused offer or answer fails that one peer connection, a refused candidate is
+/// and candidate commands, `Call.handle` and the session's SkyRTC translation for member ids, the STUN codec,
+/// `VP8Decoder`); what is over a limit is refused with an `EngineError.malformed` (or a log line) that says which
+/// value and which limit. A refused offer or answer fails that one peer connection, a refused candidate or message is
 /// dropped, and the call goes on with everyone else. Where an RFC gives a limit it is quoted; elsewhere the limit is
-/// generous next to what browsers and aiortc write and small next to what would hurt.
+/// generous next to what browsers and aiortc write and small next to what would hurt. (Display names are cut to
+/// 64 bytes by `SkyRTCDisplayName`, in the Signaling module, which both the server and the client apply.)
 public enum RemoteInputLimits {
     /// RFC 8839 §5.4: "ufrag = 4*256ice-char".
     public static let iceUfragLength = 4...256
@@ -45,6 +47,12 @@ public enum RemoteInputLimits {
     /// A room member's id as the signaling server relays it: conftui's server and the original both use UUIDs
     /// (36 characters).
     public static let peerIDBytes = 1...128
+    /// RFC 5389 §15.3: USERNAME "MUST contain a UTF-8 encoded sequence of less than 513 bytes" (it holds both
+    /// ufrags of a check, RFC 8445 §7.2.2). The STUN decoder refuses longer ones and the encoder will not write them.
+    public static let stunUsernameBytes = 512
+    /// RFC 5389 §15.6, §15.7, §15.8, §15.10: the ERROR-CODE reason, REALM, NONCE and SOFTWARE are "fewer than 128
+    /// characters (which can be as long as 763 bytes)".
+    public static let stunTextBytes = 763
     /// RFC 6386 §9.1 lets a VP8 keyframe announce up to 16383x16383, which libvpx would allocate before decoding a
     /// byte of picture (about 400 MB a frame buffer, several buffers). A tile shows a few hundred pixels and the
     /// largest picture a peer ordinarily sends is a 1080p camera (coded as 1920x1088 in 16-pixel macroblocks), so

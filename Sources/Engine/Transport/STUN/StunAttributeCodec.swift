@@ -59,11 +59,10 @@ enum StunAttributeCodec {
         }
     }
 
-    /// The most bytes a text attribute may hold, the same for the encoder as for the decoder. RFC 5389 §15.3:
-    /// USERNAME "MUST contain a UTF-8 encoded sequence of less than 513 bytes"; §15.7, §15.8, §15.10, §15.6: REALM,
-    /// NONCE, SOFTWARE and the ERROR-CODE reason are "fewer than 128 characters (which can be as long as 763 bytes)".
-    static let maxUsernameBytes = 512
-    static let maxTextBytes = 763
+    /// The most bytes a text attribute may hold, the same for the encoder as for the decoder (RFC 5389 §15, see
+    /// `RemoteInputLimits`).
+    static let maxUsernameBytes = RemoteInputLimits.stunUsernameBytes
+    static let maxTextBytes = RemoteInputLimits.stunTextBytes
 
     /// One attribute's value, refused when it is longer than its RFC 5389 §15 limit or than the 16-bit length
     /// field of the attribute header (§15: "The value in the length field MUST contain the length of the Value part
