@@ -31,3 +31,16 @@ import Signaling
     #expect(hostPart(of: "wss://example.org:443/rooms/x") == "example.org:443")
     #expect(hostPart(of: "example.org:3000") == "example.org:3000")
 }
+
+@Test func messagesNamingAnOverlongMemberIdAreRefused() throws {
+    func decode(_ text: String) throws -> SkyRTCServerMessage { try SkyRTCServerMessage.decode(Array(text.utf8)) }
+    let long = String(repeating: "z", count: 129)
+    #expect(SkyRTCCallTranslation.refusal(of: try decode(#"{"eventName":"_offer","data":{"sdp":{"type":"offer","sdp":"v=0"},"socketId":"a"}}"#)) == nil)
+    for text in [#"{"eventName":"_offer","data":{"sdp":{"type":"offer","sdp":"v=0"},"socketId":"\#(long)"}}"#,
+                 #"{"eventName":"_new_peer","data":{"socketId":"\#(long)"}}"#,
+                 #"{"eventName":"_ice_candidate","data":{"label":1,"candidate":"candidate:x","socketId":"\#(long)"}}"#,
+                 #"{"eventName":"_peers","data":{"connections":["a","\#(long)"],"you":"me"}}"#] {
+        let why = try #require(SkyRTCCallTranslation.refusal(of: try decode(text)), "\(text.prefix(40)) was accepted")
+        #expect(why.contains("129 bytes") && why.utf8.count < 200, "\(why)")
+    }
+}

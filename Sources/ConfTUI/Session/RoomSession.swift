@@ -96,6 +96,7 @@ final class RoomSession: Sendable {
         let client = try SkyRTCClient(url: settings.url)
         do {
             let (peers, earlier) = try client.join(room: settings.room, name: settings.name)
+            if let why = SkyRTCCallTranslation.refusal(of: .peers(peers)) { throw SignalingError.badMessage(.badField, "_peers: \(why)") }
             link.replace(with: client)
             log("joined \(roomShown) as \(peers.you.rawValue) with \(peers.connections.count) peer(s) there")
             call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
@@ -109,6 +110,10 @@ final class RoomSession: Sendable {
     }
 
     private func dispatch(_ message: SkyRTCServerMessage) {
+        if let why = SkyRTCCallTranslation.refusal(of: message) {
+            log("dropping \(message.eventName): \(why)")
+            return
+        }
         if let signal = SkyRTCCallTranslation.signal(for: message) { call.handle(signal) }
         switch message {
         case .newPeer(let id, let name): post(.peerJoined(id, name: name))

@@ -30,5 +30,19 @@ enum SkyRTCCallTranslation {
         }
     }
 
+    /// Why a server message must be dropped before anything acts on it, nil when it may be used: it names a room member
+    /// by an id that `RemoteInputLimits.peerIDRefusal` refuses. The call refuses such ids as well; dropping the
+    /// message here keeps them out of the room's tiles too.
+    static func refusal(of message: SkyRTCServerMessage) -> String? {
+        let ids: [SocketID] = switch message {
+        case .peers(let p): [p.you] + p.connections + Array(p.names.keys)
+        case .newPeer(let s, _), .removePeer(let s): [s]
+        case .offer(let d), .answer(let d): [d.socketId]
+        case .iceCandidate(let c): [c.socketId]
+        case .error, .other: []
+        }
+        return ids.lazy.compactMap { RemoteInputLimits.peerIDRefusal($0.rawValue) }.first
+    }
+
     static func peer(_ s: SocketID) -> RemotePeerID { RemotePeerID(s.rawValue) }
 }

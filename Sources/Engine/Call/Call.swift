@@ -240,6 +240,10 @@ private final class CallEventLoop {
     // MARK: signaling
 
     func handle(_ signal: CallSignalIn) {
+        if let refusal = Self.refusal(of: signal) {
+            call.log("refusing a signaling message: \(refusal)")
+            return
+        }
         switch signal {
         case .joined(let me, let others):
             you = me
@@ -280,14 +284,28 @@ private final class CallEventLoop {
             // One BUNDLE transport: every candidate belongs to it, whatever section sdpMid/sdpMLineIndex name.
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else { return }   // end-of-candidates
-            guard let candidate = try? IceCandidate(parsing: trimmed) else {
-                call.log("\(short(from)): ignoring unparsable candidate \(trimmed)")
+            let candidate: IceCandidate
+            do {
+                candidate = try IceCandidate(parsing: trimmed)
+            } catch {
+                call.log("\(short(from)): ignoring candidate \(RemoteInputLimits.quote(trimmed)): \(error)")
                 return
             }
             if candidate.address.ip == nil { call.log("\(short(from)): ignoring mDNS candidate \(candidate.address)") }
             guard let peer = peers[from] ?? makePeer(from) else { return }
             feed(peer, .command(.addRemoteCandidate(candidate)))
         }
+    }
+
+    /// Room members' ids become dictionary keys and log prefixes: one that `RemoteInputLimits.peerIDRefusal` refuses
+    /// refuses the whole message.
+    static func refusal(of signal: CallSignalIn) -> String? {
+        let ids: [RemotePeerID] = switch signal {
+        case .joined(let you, let others): [you] + others
+        case .newPeer(let id), .removePeer(let id): [id]
+        case .offer(let id, _), .answer(let id, _), .candidate(let id, _, _, _): [id]
+        }
+        return ids.lazy.compactMap { RemoteInputLimits.peerIDRefusal($0.rawValue) }.first
     }
 
     func parse(_ sdp: String, from: RemotePeerID) -> SessionDescription? {
@@ -430,7 +448,7 @@ private final class CallEventLoop {
             if peer.media.decode(frame, now: seconds, wallMillis: wall) {
                 if let picture = peer.media.latestFrame { call.publish(frame: picture, of: peer.id) }
             } else {
-                call.log("\(short(peer.id)): VP8 decode failed, asking for a keyframe")
+                call.log("\(short(peer.id)): VP8 decode failed (\(peer.media.lastDecodeError ?? "no reason")), asking for a keyframe")
                 feed(peer, .command(.decodeFailed))
             }
         case .audio(let pull):
@@ -448,8 +466,8 @@ private final class CallEventLoop {
             peer.heldCandidates.append(candidate)
             return
         }
-        let index = description.media.firstIndex { !$0.isRejected } ?? 0
-        let c = TrickleCandidate(candidate: candidate, mid: description.media[index].mid?.rawValue ?? "0", mLineIndex: index)
+        let (mid, index) = description.trickleSection
+        let c = TrickleCandidate(candidate: candidate, mid: mid, mLineIndex: index)
         call.log("\(short(peer.id)): server-reflexive candidate \(candidate.sdpValue)")
         peer.signalledCandidates.append(c.sdpLine)
         call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))

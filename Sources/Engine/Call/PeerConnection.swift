@@ -107,9 +107,18 @@ public final class PeerConnection {
         case .applyRemoteOffer(let offer):
             guard role == nil else { return warn("remote offer: this connection is already the \(role!)") }
             role = .answerer
+            do throws(EngineError) { try offer.checkRemoteLimits() } catch {
+                return refuse("remote offer refused: \(error)", now: now)
+            }
             // RFC 8445 §6.1.1: a lite peer is always controlled, so the full agent controls even when it answers.
             startTransport(role: offer.iceLite ? .controlling : .controlled, now: now)
             let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, audio: audioTrack, video: videoTrack)
+            // RFC 8829 §5.3.1 would answer an offer we cannot use with every section rejected; there is no call in
+            // that, so the connection is refused instead (and nothing is sent back).
+            guard answer.media.contains(where: { !$0.isRejected }) else {
+                return refuse("remote offer refused: no media section conftui can use (an audio/Opus or video/VP8 "
+                              + "section with rtcp-mux; the offer has \(offer.media.count) m= sections)", now: now)
+            }
             localDescription = answer
             negotiate(ours: answer, theirs: offer)
             announce(answer)
@@ -117,14 +126,23 @@ public final class PeerConnection {
             let setup = answer.media.first { !$0.isRejected }?.setup ?? .active
             applyRemote(offer, localRole: DtlsEndpoint.Role(setup: setup) ?? .client, now: now)
         case .applyRemoteAnswer(let answer):
-            guard role == .offerer, remoteDescription == nil, let offer = localDescription else {
+            guard role == .offerer, remoteDescription == nil, state != .failed, let offer = localDescription else {
                 return warn("remote answer without a pending local offer")
             }
+            do throws(EngineError) { try answer.checkRemoteLimits() } catch {
+                return refuse("remote answer refused: \(error)", now: now)
+            }
             negotiate(ours: offer, theirs: answer)
+            guard audio != nil || video != nil else {
+                return refuse("remote answer refused: it accepts none of our media sections", now: now)
+            }
             // RFC 5763 §5: the answer's `active` makes us the server; `passive` makes us the client.
             let remoteSetup = answer.media.first { !$0.isRejected }?.setup ?? answer.setup(mediaIndex: 0) ?? .active
             applyRemote(answer, localRole: remoteSetup == .passive ? .client : .server, now: now)
         case .addRemoteCandidate(let candidate):
+            do throws(EngineError) { try candidate.checkRemoteLimits() } catch {
+                return warn("remote candidate refused: \(error)")
+            }
             if remoteDescription == nil { pendingRemoteCandidates.append(candidate) } else { addRemote(candidate, now: now) }
         case .sendVideo(let frame):
             guard transport?.isSecure == true, video?.send == true, videoSend != nil else { return }
@@ -141,6 +159,22 @@ public final class PeerConnection {
         case .close:
             shutDown(now: now, cause: "closed locally")
         }
+    }
+
+    /// A remote description we will not use: the connection fails with `reason` (and says so as a warning), so its
+    /// owner can drop it or offer again; nothing of the description is kept.
+    private func refuse(_ reason: String, now: TransportTime) {
+        warn(reason)
+        dtlsError = reason   // keeps `updateState` at failed whatever the transport reports while it closes
+        setState(.failed, cause: reason)
+        audio = nil
+        video = nil
+        videoSend = nil
+        audioSend = nil
+        if transport != nil { feedTransport(.command(.close), now: now) }
+        audioPullAt = nil
+        maintenanceAt = nil
+        transportDeadline = nil
     }
 
     /// Stops ICE (and DTLS, which sends close_notify) and every timer.
@@ -183,8 +217,7 @@ public final class PeerConnection {
     private func announce(_ description: SessionDescription) {
         out.events.append(.localDescription(description))
         describing = false
-        let section = description.media.firstIndex { !$0.isRejected } ?? 0
-        let mid = description.media[section].mid?.rawValue ?? "0"
+        let (mid, section) = description.trickleSection
         for c in gathered { out.events.append(.localCandidate(TrickleCandidate(candidate: c, mid: mid, mLineIndex: section))) }
     }
 
@@ -201,7 +234,7 @@ public final class PeerConnection {
             let mine = section.direction ?? .sendrecv, peer = remoteSection.direction ?? .sendrecv
             let n = Negotiated(payloadType: pt, mid: mid, mLineIndex: index,
                                send: mine.sends && peer.receives, receive: mine.receives && peer.sends,
-                               midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.map { UInt8($0.id) })
+                               midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.flatMap { UInt8(exactly: $0.id) })
             switch section.kind {
             case "audio": audio = n
             case "video": video = n
@@ -286,9 +319,8 @@ public final class PeerConnection {
         case .ice(.candidateGathered(let c)):
             gathered.append(c)
             if !describing, let description = localDescription {
-                let section = description.media.firstIndex { !$0.isRejected } ?? 0
-                out.events.append(.localCandidate(TrickleCandidate(candidate: c, mid: description.media[section].mid?.rawValue ?? "0",
-                                                                   mLineIndex: section)))
+                let (mid, section) = description.trickleSection
+                out.events.append(.localCandidate(TrickleCandidate(candidate: c, mid: mid, mLineIndex: section)))
             }
         case .ice(.stateChanged(let s)):
             iceState = s

@@ -10,6 +10,8 @@ final class RemoteMedia {
     private var decodeTimes: [Double] = []
     private var lastDecodeAt: Double?
     private var meanInterval: Double?
+    /// Why the last refused frame was refused (a corrupt frame, an oversized keyframe), for the log.
+    private(set) var lastDecodeError: String?
     /// The most recent `recentSampleCount` samples played out.
     private(set) var recentSamples: [Int16] = []
     static let recentSampleCount = AudioFrame.sampleRate / 2
@@ -28,6 +30,7 @@ final class RemoteMedia {
             picture = try vp8.decode(frame.data, timestamp: Double(frame.rtpTimestamp) / 90_000)
         } catch {
             video.decodeFailures += 1
+            lastDecodeError = error.description
             return false
         }
         guard let picture else { return true }

@@ -33,8 +33,10 @@ struct ServerReflexiveGatherer {
         // The last attempt's timeout has passed without an answer: give up on that base.
         requests.removeAll { $0.attempts >= Self.maxAttempts && $0.nextAt <= now }
         for i in requests.indices where requests[i].nextAt <= now {
-            let request = StunMessage(type: .bindingRequest, transactionID: requests[i].transaction)
-            out.append(Transmit(from: requests[i].base, to: server, bytes: request.encode(fingerprint: true)))
+            // A request without attributes always encodes; `try?` only satisfies the encoder's refusal path.
+            if let bytes = try? StunMessage(type: .bindingRequest, transactionID: requests[i].transaction).encode(fingerprint: true) {
+                out.append(Transmit(from: requests[i].base, to: server, bytes: bytes))
+            }
             requests[i].attempts += 1
             requests[i].nextAt = now + Self.initialRTO * (1 << (requests[i].attempts - 1))
         }

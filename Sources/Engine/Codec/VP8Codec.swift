@@ -137,9 +137,14 @@ public final class VP8Decoder {
     }
 
     /// Decodes one whole frame. A corrupt frame throws (the caller asks for a keyframe) and leaves
-    /// the decoder usable.
+    /// the decoder usable. A keyframe announcing more than `RemoteInputLimits.vp8MaxWidth` x `vp8MaxHeight` is
+    /// refused the same way before libvpx sees it (libvpx allocates for the announced size first).
     public func decode(_ data: [UInt8], timestamp: Double) throws(EngineError) -> VideoFrame? {
         guard !data.isEmpty else { throw .malformed(what: "VP8 frame", reason: "empty") }
+        guard let header = VP8FrameHeader(parsing: data) else {
+            throw .malformed(what: "VP8 frame", reason: "\(data.count) bytes: no frame tag, or a keyframe without its start code")
+        }
+        try header.checkRemoteLimits()
         let rc = data.withUnsafeBufferPointer { vpx_codec_decode(ctx, $0.baseAddress, UInt32($0.count), nil, 0) }
         guard rc == VPX_CODEC_OK else {
             throw .malformed(what: "VP8 frame", reason: "vpx_codec_decode returned \(rc.rawValue)")

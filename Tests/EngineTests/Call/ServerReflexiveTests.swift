@@ -11,7 +11,7 @@ import Testing
 
     func response(to request: [UInt8], mapped: TransportAddress, type: StunMessageType = .bindingSuccess) throws -> [UInt8] {
         let m = try StunMessage(decoding: request)
-        return StunMessage(type: type, transactionID: m.transactionID, attributes: [.xorMappedAddress(mapped)]).encode(fingerprint: true)
+        return try StunMessage(type: type, transactionID: m.transactionID, attributes: [.xorMappedAddress(mapped)]).encode(fingerprint: true)
     }
 
     @Test func requestsRetransmitThenGiveUp() throws {
@@ -69,8 +69,9 @@ import Testing
                 while let (bytes, from) = socket.receive() {
                     guard let m = try? StunMessage(decoding: bytes), m.type == .bindingRequest else { continue }
                     let mapped = TransportAddress(ip: from.ip, port: from.port &+ 1000)
-                    socket.send(StunMessage(type: .bindingSuccess, transactionID: m.transactionID,
-                                            attributes: [.xorMappedAddress(mapped)]).encode(fingerprint: true), to: from)
+                    guard let answer = try? StunMessage(type: .bindingSuccess, transactionID: m.transactionID,
+                                                        attributes: [.xorMappedAddress(mapped)]).encode(fingerprint: true) else { continue }
+                    socket.send(answer, to: from)
                 }
             }
         }

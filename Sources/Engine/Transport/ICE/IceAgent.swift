@@ -173,7 +173,10 @@ public final class IceAgent {
         var response = StunMessage(type: error == nil ? .bindingSuccess : .bindingError, transactionID: request.transactionID)
         if let error { response.attributes = [.errorCode(error)] + extra } else { response.attributes = [.xorMappedAddress(remote)] }
         let key = sign ? StunIntegrity.shortTermKey(password: config.local.pwd) : nil
-        out.transmits.append(Transmit(from: local, to: remote, bytes: response.encode(integrityKey: key, fingerprint: true)))
+        // Only our own values go into a response (an address, an error, the attribute types the peer sent, which a
+        // decoded message bounds), so the encoder has nothing to refuse; if it ever did, no answer is the answer.
+        guard let bytes = try? response.encode(integrityKey: key, fingerprint: true) else { return }
+        out.transmits.append(Transmit(from: local, to: remote, bytes: bytes))
     }
 
     /// RFC 8445 §7.3: answering a connectivity check.
@@ -453,8 +456,15 @@ public final class IceAgent {
         var attributes: [StunAttribute] = [.username("\(remote.ufrag):\(config.local.ufrag)"), .priority(prflxPriority)]
         attributes.append(role == .controlling ? .iceControlling(config.tieBreaker) : .iceControlled(config.tieBreaker))
         if useCandidate && role == .controlling { attributes.append(.useCandidate) }
-        let bytes = StunMessage(type: .bindingRequest, transactionID: tid, attributes: attributes)
-            .encode(integrityKey: StunIntegrity.shortTermKey(password: remote.pwd), fingerprint: true)
+        // USERNAME holds the peer's ufrag (RFC 8445 §7.2.2): the encoder refuses one too long for the attribute
+        // (RFC 5389 §15.3), and then this pair cannot be checked at all: it fails, as a check whose transaction
+        // timed out does (§7.2.5.2.3).
+        guard let bytes = try? StunMessage(type: .bindingRequest, transactionID: tid, attributes: attributes)
+            .encode(integrityKey: StunIntegrity.shortTermKey(password: remote.pwd), fingerprint: true) else {
+            pairs[p].state = .failed
+            if nominating == p { nominating = nil }
+            return
+        }
         transactions[tid] = PendingCheck(pair: p, purpose: purpose, useCandidate: useCandidate && role == .controlling, role: role,
                                          bytes: bytes, transmissions: 1, rto: config.initialRTO,
                                          nextRetransmit: now + config.initialRTO, firstSentAt: now)

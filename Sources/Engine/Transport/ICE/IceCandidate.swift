@@ -80,13 +80,17 @@ public struct IceCandidate: Hashable, Sendable, CustomStringConvertible {
         var text = Substring(line)
         if text.hasPrefix("a=") { text = text.dropFirst(2) }
         guard text.hasPrefix("candidate:") else { throw bad("missing 'candidate:' prefix") }
+        // The whole line first, so a hostile one costs no more than `candidateLineBytes` of splitting.
+        guard text.utf8.count <= RemoteInputLimits.candidateLineBytes else {
+            throw bad("\(text.utf8.count) bytes; at most \(RemoteInputLimits.candidateLineBytes) are accepted")
+        }
         let fields = text.dropFirst("candidate:".count).split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count >= 8 else { throw bad("\(fields.count) fields, need at least 8") }
-        // RFC 8839: foundation is 1*32 ice-char.
-        guard (1...32).contains(fields[0].count) else { throw bad("foundation length") }
-        guard let component = Int(fields[1]), (1...256).contains(component) else { throw bad("component \(fields[1])") }
-        guard let priority = UInt32(fields[3]), priority > 0 else { throw bad("priority \(fields[3])") }
-        guard let port = UInt16(fields[5]) else { throw bad("port \(fields[5])") }
+        // RFC 8839 §5.1: "foundation = 1*32ice-char" (the other limits are checked once the fields are read).
+        guard RemoteInputLimits.foundationLength.contains(fields[0].utf8.count) else { throw bad("foundation length") }
+        guard let component = Int(fields[1]), (1...256).contains(component) else { throw bad("component \(RemoteInputLimits.quote(fields[1]))") }
+        guard let priority = UInt32(fields[3]), priority > 0 else { throw bad("priority \(RemoteInputLimits.quote(fields[3]))") }
+        guard let port = UInt16(fields[5]) else { throw bad("port \(RemoteInputLimits.quote(fields[5]))") }
         guard fields[6] == "typ", let kind = Kind(rawValue: String(fields[7]).lowercased()) else { throw bad("candidate type") }
         guard !fields[4].isEmpty else { throw bad("empty address") }
         foundation = String(fields[0])
@@ -105,13 +109,14 @@ public struct IceCandidate: Hashable, Sendable, CustomStringConvertible {
             switch name {
             case "raddr": relatedAddress = Address(parsing: value)
             case "rport":
-                guard let p = UInt16(value) else { throw bad("rport \(value)") }
+                guard let p = UInt16(value) else { throw bad("rport \(RemoteInputLimits.quote(value))") }
                 relatedPort = p
             default: extensions.append(Extension(name: String(name), value: String(value)))
             }
             i += 2
         }
-        guard i == fields.count else { throw bad("dangling extension name \(fields[i])") }
+        guard i == fields.count else { throw bad("dangling extension name \(RemoteInputLimits.quote(fields[i]))") }
+        try checkRemoteLimits()
     }
 
     /// The attribute value without `a=`, e.g. `candidate:1 1 udp 2122260223 10.0.0.1 5000 typ host generation 0`.

@@ -3,6 +3,10 @@
 extension SessionDescription {
     public init(parsing text: String) throws {
         func bad(_ r: String) -> EngineError { .malformed(what: "SDP", reason: r) }
+        // Before any splitting: the text is a remote party's, and the limit bounds what parsing it may cost.
+        guard text.utf8.count <= RemoteInputLimits.sdpBytes else {
+            throw bad("\(text.utf8.count) bytes; at most \(RemoteInputLimits.sdpBytes) are accepted")
+        }
         self.init(origin: SdpOrigin(sessionID: "0", sessionVersion: "0"))
         var sawVersion = false
         for rawLine in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
@@ -14,7 +18,7 @@ extension SessionDescription {
             let value = line.dropFirst(2)
             switch type {
             case "v":
-                guard let v = Int(value) else { throw bad("version '\(value)'") }
+                guard let v = Int(value) else { throw bad("version \(RemoteInputLimits.quote(value))") }
                 version = v
                 sawVersion = true
             case "m":
@@ -54,7 +58,7 @@ extension SessionDescription {
     static func parseMediaLine(_ value: Substring) throws -> MediaDescription {
         let f = value.split(separator: " ")
         guard f.count >= 3, let port = UInt16(f[1].split(separator: "/").first ?? "") else {
-            throw EngineError.malformed(what: "SDP", reason: "m= line '\(value)'")
+            throw EngineError.malformed(what: "SDP", reason: "m= line \(RemoteInputLimits.quote(value))")
         }
         return MediaDescription(kind: String(f[0]), port: port, proto: String(f[2]), formats: f.dropFirst(3).map(String.init),
                                 connection: nil)

@@ -40,6 +40,13 @@ public struct SessionDescription: Hashable, Sendable {
         return media[i].setup ?? setup
     }
 
+    /// The section trickled candidates name (RFC 8840 §4: sdpMid and sdpMLineIndex): with BUNDLE every section shares
+    /// one transport, so the first one not rejected; "0" and 0 when there is none rather than an index that is not there.
+    public var trickleSection: (mid: String, mLineIndex: Int) {
+        guard let index = media.firstIndex(where: { !$0.isRejected }) else { return ("0", 0) }
+        return (media[index].mid?.rawValue ?? "0", index)
+    }
+
     /// All candidates of all sections (with BUNDLE they all describe the one transport).
     public var allCandidates: [IceCandidate] { media.flatMap(\.candidates) }
 }

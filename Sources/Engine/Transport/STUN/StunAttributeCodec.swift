@@ -14,13 +14,13 @@ enum StunAttributeCodec {
             return .xorMappedAddress(try address(v, xor: transactionID))
         case StunAttribute.Code.username:
             // RFC 5389 §15.3: "MUST contain a UTF-8 encoded sequence of less than 513 bytes".
-            return .username(try text(v, max: 512, name: "USERNAME"))
+            return .username(try text(v, max: maxUsernameBytes, name: "USERNAME"))
         case StunAttribute.Code.realm:
-            return .realm(try text(v, max: 763, name: "REALM"))
+            return .realm(try text(v, max: maxTextBytes, name: "REALM"))
         case StunAttribute.Code.nonce:
-            return .nonce(try text(v, max: 763, name: "NONCE"))
+            return .nonce(try text(v, max: maxTextBytes, name: "NONCE"))
         case StunAttribute.Code.software:
-            return .software(try text(v, max: 763, name: "SOFTWARE"))
+            return .software(try text(v, max: maxTextBytes, name: "SOFTWARE"))
         case StunAttribute.Code.messageIntegrity:
             guard v.count == 20 else { throw malformed("MESSAGE-INTEGRITY length \(v.count)") }
             return .messageIntegrity(v)
@@ -33,7 +33,7 @@ enum StunAttributeCodec {
             guard v.count >= 4 else { throw malformed("ERROR-CODE length \(v.count)") }
             let cls = Int(v[2] & 0x07), number = Int(v[3])
             guard (3...6).contains(cls), number < 100 else { throw malformed("ERROR-CODE \(cls)/\(number)") }
-            let reason = try text(Array(v[4...]), max: 763, name: "ERROR-CODE reason")
+            let reason = try text(Array(v[4...]), max: maxTextBytes, name: "ERROR-CODE reason")
             return .errorCode(StunErrorCode(code: cls * 100 + number, reason: reason)!)
         case StunAttribute.Code.unknownAttributes:
             guard v.count % 2 == 0 else { throw malformed("UNKNOWN-ATTRIBUTES length \(v.count)") }
@@ -57,6 +57,29 @@ enum StunAttributeCodec {
             // RFC 5389 §15: 0x0000-0x7FFF comprehension-required, 0x8000-0xFFFF comprehension-optional.
             return type < 0x8000 ? .unknown(type: type, value: v) : nil
         }
+    }
+
+    /// The most bytes a text attribute may hold, the same for the encoder as for the decoder (RFC 5389 §15, see
+    /// `RemoteInputLimits`).
+    static let maxUsernameBytes = RemoteInputLimits.stunUsernameBytes
+    static let maxTextBytes = RemoteInputLimits.stunTextBytes
+
+    /// One attribute's value, refused when it is longer than its RFC 5389 §15 limit or than the 16-bit length
+    /// field of the attribute header (§15: "The value in the length field MUST contain the length of the Value part
+    /// of the attribute, prior to padding, measured in bytes").
+    static func attributeValue(_ attribute: StunAttribute, transactionID: TransactionID) throws(EngineError) -> [UInt8] {
+        let value = encodeValue(attribute, transactionID: transactionID)
+        let limit: Int = switch attribute {
+        case .username: maxUsernameBytes
+        case .realm, .nonce, .software: maxTextBytes
+        case .errorCode: 4 + maxTextBytes
+        default: Int(UInt16.max)
+        }
+        guard value.count <= limit else {
+            throw .invalidArgument("STUN attribute 0x\(String(attribute.typeCode, radix: 16)) of \(value.count) bytes; "
+                                   + "RFC 5389 §15 allows at most \(limit)")
+        }
+        return value
     }
 
     static func encodeValue(_ attribute: StunAttribute, transactionID: TransactionID) -> [UInt8] {

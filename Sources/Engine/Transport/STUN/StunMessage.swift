@@ -107,7 +107,12 @@ public struct StunMessage: Equatable, Sendable {
 
     /// Encodes the message. With `integrityKey`, appends MESSAGE-INTEGRITY; with `fingerprint`, appends
     /// FINGERPRINT after it. `paddingByte` fills attribute padding (§15: any value; RFC 5769 uses 0x20).
-    public func encode(integrityKey: [UInt8]? = nil, fingerprint: Bool = false, paddingByte: UInt8 = 0) -> [UInt8] {
+    ///
+    /// Refuses (throws `EngineError.invalidArgument`) what the wire cannot carry or the decoder would refuse: an
+    /// attribute over its RFC 5389 §15 limit (USERNAME 512 bytes, REALM/NONCE/SOFTWARE/reason 763) or over the
+    /// 16-bit attribute length, or a message over the 16-bit message length (§6). Attribute values can come from a
+    /// remote party (the USERNAME of a check holds the peer's ufrag), so this never traps.
+    public func encode(integrityKey: [UInt8]? = nil, fingerprint: Bool = false, paddingByte: UInt8 = 0) throws(EngineError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128)
         out.appendBE(type.wireValue)
@@ -117,7 +122,7 @@ public struct StunMessage: Equatable, Sendable {
 
         func append(type: UInt16, value: [UInt8]) {
             out.appendBE(type)
-            out.appendBE(UInt16(value.count))
+            out.appendBE(UInt16(value.count))   // fits: `attributeValue` checked it (MESSAGE-INTEGRITY, FINGERPRINT: 20, 4)
             out.append(contentsOf: value)
             let padding = (4 - value.count % 4) % 4
             out.append(contentsOf: repeatElement(paddingByte, count: padding))
@@ -125,8 +130,15 @@ public struct StunMessage: Equatable, Sendable {
         for attribute in attributes {
             switch attribute {
             case .messageIntegrity, .fingerprint: continue
-            default: append(type: attribute.typeCode, value: StunAttributeCodec.encodeValue(attribute, transactionID: transactionID))
+            default: append(type: attribute.typeCode, value: try StunAttributeCodec.attributeValue(attribute, transactionID: transactionID))
             }
+        }
+        // §6: "The message length MUST contain the size, in bytes, of the message not including the 20-byte STUN
+        // header", in 16 bits; MESSAGE-INTEGRITY (24 bytes) and FINGERPRINT (8) still have to fit.
+        let trailer = (integrityKey == nil ? 0 : 24) + (fingerprint ? 8 : 0)
+        guard out.count - Self.headerLength + trailer <= Int(UInt16.max) else {
+            throw .invalidArgument("STUN message of \(out.count - Self.headerLength + trailer) bytes after the header; "
+                                   + "the length field (RFC 5389 §6) holds at most \(UInt16.max)")
         }
         if let integrityKey {
             out.storeBE(UInt16(out.count - Self.headerLength + 24), at: 2)

@@ -27,7 +27,7 @@ import Testing
                 // Well-formed, fingerprinted, but signed with a guessed key.
                 let attributes: [StunAttribute] = [.username("\(h.b.localCredentials.ufrag):x"), .priority(1), .useCandidate,
                                                    .iceControlling(rng.next())]
-                bytes = StunMessage(type: rng.chance(0.5) ? .bindingRequest : .bindingSuccess,
+                bytes = try StunMessage(type: rng.chance(0.5) ? .bindingRequest : .bindingSuccess,
                                     transactionID: .random(using: &rng), attributes: attributes)
                     .encode(integrityKey: rng.bytes(22), fingerprint: true)
             }

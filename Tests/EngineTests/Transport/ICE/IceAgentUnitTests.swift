@@ -14,8 +14,8 @@ import Testing
         return agent
     }
 
-    func request(_ attributes: [StunAttribute], key: [UInt8]?, fingerprint: Bool = true, tid: UInt8 = 1) -> [UInt8] {
-        StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: tid, count: 12))!,
+    func request(_ attributes: [StunAttribute], key: [UInt8]?, fingerprint: Bool = true, tid: UInt8 = 1) throws -> [UInt8] {
+        try StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: tid, count: 12))!,
                     attributes: attributes).encode(integrityKey: key, fingerprint: fingerprint)
     }
 
@@ -50,7 +50,7 @@ import Testing
     @Test func validRequestGetsAuthenticatedSuccessAndTriggersCheck() throws {
         let agent = makeAgent()
         _ = agent.handle(.command(.setRemoteCredentials(remote)), now: .zero)
-        let bytes = request([.username("LOCL:REMO"), .priority(1_862_270_975), .iceControlling(99), .useCandidate],
+        let bytes = try request([.username("LOCL:REMO"), .priority(1_862_270_975), .iceControlling(99), .useCandidate],
                             key: StunIntegrity.shortTermKey(password: local.pwd))
         let out = agent.handle(.datagram(from: peer, to: base, bytes: bytes), now: .zero)
         let messages = responses(out)
@@ -70,7 +70,7 @@ import Testing
 
     @Test func wrongPasswordGets401WithoutIntegrity() throws {
         let agent = makeAgent()
-        let bytes = request([.username("LOCL:REMO"), .priority(1), .iceControlling(99)], key: Array("wrong".utf8))
+        let bytes = try request([.username("LOCL:REMO"), .priority(1), .iceControlling(99)], key: Array("wrong".utf8))
         let out = agent.handle(.datagram(from: peer, to: base, bytes: bytes), now: .zero)
         let response = try #require(responses(out).first)
         #expect(response.type == .bindingError && response.errorCode?.code == 401)
@@ -82,10 +82,10 @@ import Testing
         let agent = makeAgent()
         let key = StunIntegrity.shortTermKey(password: local.pwd)
         let cases: [([UInt8], Int)] = [
-            (request([.username("OTHER:REMO"), .priority(1)], key: key), 401),
-            (request([.username("LOCL:REMO"), .priority(1)], key: nil), 400),
-            (request([.username("LOCL:REMO")], key: key), 400),
-            (request([.username("LOCL:REMO"), .priority(1), .unknown(type: 0x0042, value: [])], key: key), 420),
+            (try request([.username("OTHER:REMO"), .priority(1)], key: key), 401),
+            (try request([.username("LOCL:REMO"), .priority(1)], key: nil), 400),
+            (try request([.username("LOCL:REMO")], key: key), 400),
+            (try request([.username("LOCL:REMO"), .priority(1), .unknown(type: 0x0042, value: [])], key: key), 420),
         ]
         for (bytes, code) in cases {
             let out = agent.handle(.datagram(from: peer, to: base, bytes: bytes), now: .zero)
@@ -94,19 +94,19 @@ import Testing
         #expect(agent.remoteCandidates.isEmpty)
     }
 
-    @Test func requestWithoutFingerprintOrOnUnknownSocketIsDropped() {
+    @Test func requestWithoutFingerprintOrOnUnknownSocketIsDropped() throws {
         let agent = makeAgent()
         let key = StunIntegrity.shortTermKey(password: local.pwd)
-        let noFingerprint = request([.username("LOCL:REMO"), .priority(1)], key: key, fingerprint: false)
+        let noFingerprint = try request([.username("LOCL:REMO"), .priority(1)], key: key, fingerprint: false)
         #expect(agent.handle(.datagram(from: peer, to: base, bytes: noFingerprint), now: .zero).transmits.isEmpty)
-        let good = request([.username("LOCL:REMO"), .priority(1)], key: key)
+        let good = try request([.username("LOCL:REMO"), .priority(1)], key: key)
         #expect(agent.handle(.datagram(from: peer, to: TransportAddress("10.9.9.9:1")!, bytes: good), now: .zero).transmits.isEmpty)
         #expect(agent.handle(.datagram(from: peer, to: base, bytes: [0x80, 0, 0, 0]), now: .zero).transmits.isEmpty)
     }
 
     @Test func controllingAgentWithLargerTieBreakerAnswers487() throws {
         let agent = makeAgent(role: .controlling, tieBreaker: 1000)
-        let bytes = request([.username("LOCL:REMO"), .priority(1), .iceControlling(5)], key: StunIntegrity.shortTermKey(password: local.pwd))
+        let bytes = try request([.username("LOCL:REMO"), .priority(1), .iceControlling(5)], key: StunIntegrity.shortTermKey(password: local.pwd))
         let out = agent.handle(.datagram(from: peer, to: base, bytes: bytes), now: .zero)
         let response = try #require(responses(out).first)
         #expect(response.errorCode?.code == 487)
@@ -116,7 +116,7 @@ import Testing
 
     @Test func controllingAgentWithSmallerTieBreakerYields() throws {
         let agent = makeAgent(role: .controlling, tieBreaker: 5)
-        let bytes = request([.username("LOCL:REMO"), .priority(1), .iceControlling(1000)], key: StunIntegrity.shortTermKey(password: local.pwd))
+        let bytes = try request([.username("LOCL:REMO"), .priority(1), .iceControlling(1000)], key: StunIntegrity.shortTermKey(password: local.pwd))
         let out = agent.handle(.datagram(from: peer, to: base, bytes: bytes), now: .zero)
         #expect(responses(out).first?.type == .bindingSuccess)
         #expect(agent.role == .controlled)
@@ -129,7 +129,7 @@ import Testing
         let out = agent.handle(.command(.addRemoteCandidate(IceCandidate(foundation: "r", priority: 100, address: .ip(peer.ip),
                                                                         port: peer.port, kind: .host))), now: .zero)
         let check = try #require(out.transmits.first.flatMap { try? StunMessage(decoding: $0.bytes) })
-        let forged = StunMessage(type: .bindingSuccess, transactionID: check.transactionID, attributes: [.xorMappedAddress(base)])
+        let forged = try StunMessage(type: .bindingSuccess, transactionID: check.transactionID, attributes: [.xorMappedAddress(base)])
             .encode(integrityKey: Array("not the remote password".utf8), fingerprint: true)
         _ = agent.handle(.datagram(from: peer, to: base, bytes: forged), now: Duration.milliseconds(5).asTime)
         #expect(agent.selected == nil)
@@ -173,7 +173,7 @@ extension Duration {
         let base = TransportAddress("10.0.0.1:5000")!, peer = TransportAddress("10.0.0.2:6000")!
         let agent = IceAgent(config: IceAgentConfig(role: .controlled, local: local, tieBreaker: 1, seed: 1))
         _ = agent.handle(.command(.addLocalHost(base)), now: .zero)
-        let check = StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: 7, count: 12))!,
+        let check = try StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: 7, count: 12))!,
                                 attributes: [.username("LOCL:REMO"), .priority(1_000), .iceControlling(9)])
             .encode(integrityKey: StunIntegrity.shortTermKey(password: local.pwd), fingerprint: true)
         _ = agent.handle(.datagram(from: peer, to: base, bytes: check), now: .zero)

@@ -69,7 +69,7 @@ import Testing
         #expect(selectedEvents.count == 2)   // once per agent
     }
 
-    @Test func loopbackPairsOnlyWithLoopback() {
+    @Test func loopbackPairsOnlyWithLoopback() throws {
         let agent = IceAgent(config: IceAgentConfig(role: .controlling, local: .init(ufrag: "abcd", pwd: "0123456789012345678901"),
                                                     tieBreaker: 1, seed: 1))
         _ = agent.handle(.command(.addLocalHost(TransportAddress("127.0.0.1:5000")!)), now: .zero)
@@ -84,7 +84,7 @@ import Testing
         #expect(pairs.allSatisfy { $0.0.ip.isLoopback == $0.1.ip.isLoopback })
         // But a check that really arrived from a non-loopback address on the loopback socket is paired.
         _ = agent.handle(.command(.setRemoteCredentials(.init(ufrag: "REMO", pwd: "remote-password-0123456"))), now: .zero)
-        let check = StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: 3, count: 12))!,
+        let check = try StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: 3, count: 12))!,
                                 attributes: [.username("abcd:REMO"), .priority(1_853_628_159), .iceControlled(9)])
             .encode(integrityKey: StunIntegrity.shortTermKey(password: "0123456789012345678901"), fingerprint: true)
         let out = agent.handle(.datagram(from: TransportAddress("192.0.2.2:7000")!, to: TransportAddress("127.0.0.1:5000")!,

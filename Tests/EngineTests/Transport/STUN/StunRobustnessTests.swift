@@ -64,7 +64,7 @@ import Testing
 
     @Test func attributesAfterIntegrityAreIgnored() throws {
         let tid = TransactionID(bytes: RFC5769.TransactionIDBytes.standard)!
-        var bytes = StunMessage(type: .bindingRequest, transactionID: tid, attributes: [.username("u:v")])
+        var bytes = try StunMessage(type: .bindingRequest, transactionID: tid, attributes: [.username("u:v")])
             .encode(integrityKey: [1, 2, 3])
         bytes += [0x00, 0x25, 0x00, 0x00]   // USE-CANDIDATE smuggled after MESSAGE-INTEGRITY
         bytes.storeBE(UInt16(bytes.count - 20), at: 2)

@@ -18,11 +18,11 @@ import Testing
         #expect(!m.verifyIntegrity(key: StunIntegrity.shortTermKey(password: "VOkJxbRl1RmTxUk/WvJxBT")))
     }
 
-    @Test func sampleRequestReencodesExactly() {
+    @Test func sampleRequestReencodesExactly() throws {
         let m = StunMessage(type: .bindingRequest, transactionID: tid, attributes: [
             .software("STUN test client"), .priority(0x6E00_01FF), .iceControlled(0x932F_F9B1_5126_3B36), .username("evtj:h6vY"),
         ])
-        let bytes = m.encode(integrityKey: StunIntegrity.shortTermKey(password: RFC5769.shortTermPassword),
+        let bytes = try m.encode(integrityKey: StunIntegrity.shortTermKey(password: RFC5769.shortTermPassword),
                              fingerprint: true, paddingByte: 0x20)
         #expect(bytes == RFC5769.request)
     }
@@ -32,7 +32,7 @@ import Testing
         #expect(m.type == .bindingSuccess)
         #expect(m.xorMappedAddress == TransportAddress("192.0.2.1:32853"))
         #expect(m.verifyIntegrity(key: StunIntegrity.shortTermKey(password: RFC5769.shortTermPassword)))
-        let again = StunMessage(type: .bindingSuccess, transactionID: tid, attributes: [
+        let again = try StunMessage(type: .bindingSuccess, transactionID: tid, attributes: [
             .software("test vector"), .xorMappedAddress(TransportAddress("192.0.2.1:32853")!),
         ]).encode(integrityKey: StunIntegrity.shortTermKey(password: RFC5769.shortTermPassword), fingerprint: true, paddingByte: 0x20)
         #expect(again == RFC5769.ipv4Response)
@@ -43,7 +43,7 @@ import Testing
         let expected = TransportAddress("[2001:db8:1234:5678:11:2233:4455:6677]:32853")!
         #expect(m.xorMappedAddress == expected)
         #expect(m.verifyIntegrity(key: StunIntegrity.shortTermKey(password: RFC5769.shortTermPassword)))
-        let again = StunMessage(type: .bindingSuccess, transactionID: tid, attributes: [
+        let again = try StunMessage(type: .bindingSuccess, transactionID: tid, attributes: [
             .software("test vector"), .xorMappedAddress(expected),
         ]).encode(integrityKey: StunIntegrity.shortTermKey(password: RFC5769.shortTermPassword), fingerprint: true, paddingByte: 0x20)
         #expect(again == RFC5769.ipv6Response)
@@ -58,7 +58,7 @@ import Testing
         let key = StunIntegrity.longTermKey(username: RFC5769.longTermUsername, realm: RFC5769.realm, password: RFC5769.longTermPassword)
         #expect(m.verifyIntegrity(key: key))
         #expect(!m.verifyIntegrity(key: StunIntegrity.shortTermKey(password: RFC5769.longTermPassword)))
-        let again = StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: RFC5769.TransactionIDBytes.longTerm)!,
+        let again = try StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: RFC5769.TransactionIDBytes.longTerm)!,
                                 attributes: [.username(RFC5769.longTermUsername), .nonce(RFC5769.nonce), .realm(RFC5769.realm)])
             .encode(integrityKey: key)
         #expect(again == RFC5769.longTermRequest)
