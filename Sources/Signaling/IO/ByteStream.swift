@@ -88,6 +88,12 @@ enum SocketOptions {
         var addr = in_addr()
         return inet_pton(AF_INET, name, &addr) == 1 ? addr : nil
     }
+
+    /// The dotted-quad text of an IPv4 address (for log lines).
+    static func text(_ address: in_addr) -> String {
+        let octets = withUnsafeBytes(of: address.s_addr) { Array($0) }
+        return octets.map(String.init).joined(separator: ".")
+    }
 }
 
 /// Monotonic seconds, for timeouts (never wall-clock time, which can jump).
