@@ -125,3 +125,14 @@ import Testing
         #expect(rooms.handle(.throttled(SocketID("gone"))).isEmpty)
     }
 }
+
+@Suite struct LogThrottleTests {
+    @Test func oneLinePerIntervalThenTheCountOfThoseLeftOut() {
+        var throttle = LogThrottle(interval: 1)
+        #expect(throttle.admit(now: 10) == "")
+        #expect(throttle.admit(now: 10.2) == nil)
+        #expect(throttle.admit(now: 10.9) == nil)
+        #expect(throttle.admit(now: 11) == " (2 more like it not logged)")
+        #expect(throttle.admit(now: 12.5) == "")
+    }
+}

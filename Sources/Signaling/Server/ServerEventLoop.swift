@@ -22,6 +22,7 @@ final class ServerEventLoop {
     private var limits: ConnectionLimits
     /// Sum of every live connection's `accountedBytes`, capped by `maxBufferedBytes`.
     private var bufferedTotal = 0
+    private var refusalLog = LogThrottle()
     private var doomed: [ServerConnection] = []
     private var stats = SignalingServerStats()
     private var now: Double
@@ -166,7 +167,7 @@ final class ServerEventLoop {
 
     private func refuse(_ fd: Int32, _ remote: String, _ reason: String) {
         stats.refusedConnections += 1
-        log.write("connection from \(remote) refused: \(reason)")
+        if let more = refusalLog.admit(now: now) { log.write("connection from \(remote) refused: \(reason)\(more)") }
         ConnectionRefusal.refuse(fd, plainHTTP: tls == nil, reason: "server busy: \(reason)")
     }
 
@@ -245,6 +246,7 @@ final class ServerEventLoop {
                 }
                 conn.rate = MessageRateLimit(perSecond: config.messagesPerSecond, burst: config.messageBurst,
                                              refusalsBeforeClose: config.rateRefusalsBeforeClose, now: now)
+                conn.lastHeard = now
                 let leftover = Array(conn.httpBuffer[consumed...])
                 conn.httpBuffer = []
                 conn.phase = .webSocket
