@@ -20,7 +20,7 @@ let serveCommand = Command(
         .value("tls-key", "FILE", "PEM private key for --tls-cert"),
         .value("compat", "original", "behave like the original SkyRTC server on the wire"),
         .value("log", "PATH", "append log lines here instead of standard error"),
-        .value("ping-interval", "SECONDS", "WebSocket ping after this much silence (default 20; dropped after twice)"),
+        .value("ping-interval", "SECONDS", "WebSocket ping after this long without a complete frame (default 20; dropped after twice)"),
         .value("handshake-timeout", "SECONDS", "close connections that do not upgrade in time (default 10)"),
         .value("max-message", "BYTES", "largest WebSocket message accepted (default 1048576)"),
         .value("allow-origin", "ORIGIN", "also accept WebSocket upgrades from this web origin (repeatable; * allows any)"),
@@ -36,6 +36,7 @@ let serveCommand = Command(
       conftui serve --port 3000                 then open http://127.0.0.1:3000/#room
       conftui serve --tls self-signed --port 0  https/wss on a free port
       conftui serve --host 0.0.0.0 --allow-origin https://conf.example.org   a page on another origin may connect
+
     WebSocket upgrades carrying an Origin are accepted only from the server's own page (http or https, the address
     it was reached at when that is an IP address or localhost, or --host and the port) and from --allow-origin;
     others get 403. Clients that send no Origin (conftui, aiortc, scripts) are not browsers and are accepted.
