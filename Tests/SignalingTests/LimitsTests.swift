@@ -52,7 +52,7 @@ import Glibc
         #expect(result.others.isEmpty)
         #expect(result.close == 1008)
         #expect(loud.waitForEOF())
-        #expect(server.stats.rateLimited == 20)
+        #expect(TestServer.eventually { server.stats.rateLimited == 20 })
         // The calm client in another room is still served, and so is everyone else.
         #expect(try calm.join(room: "calm").peers == SkyRTCPeers(connections: [], you: calmID))
         #expect(try TestServer.stillServes(server))
@@ -182,7 +182,11 @@ import Glibc
         try d.webSocket.send(text: #"{"eventName":"__join","data":{"room":"r1"}}"#)
         #expect(try d.nextText() == #"{"eventName":"_error","data":{"code":"room_full","message":"__join: the room is full (2 members)"}}"#)
         #expect(throws: SignalingError.timeout) { try a.webSocket.receive(timeout: 0.3) }
-        #expect(server.stats.rooms == 2 && server.stats.joined == 3)
+        #expect(TestServer.eventually { server.stats.rooms == 2 && server.stats.joined == 3 })
+        // The typed client reports the refusal at once (no `_peers` will come).
+        #expect(throws: SignalingError.badMessage(.roomFull, "__join: the room is full (2 members)")) {
+            try d.join(room: "r1", timeout: 2)
+        }
         // The refused socket is still usable: r2 has room for it.
         let peersD = try d.join(room: "r2").peers
         #expect(peersD.connections.count == 1)
