@@ -239,6 +239,9 @@ final class ServerEventLoop {
             case .respond(let response, let headOnly):
                 respond(conn, response, headOnly: headOnly)
             case .upgrade(let response):
+                // §4.2.2 /origin/: "If the server does not wish to accept this connection, it MUST return an
+                // appropriate HTTP error code (e.g., 403 Forbidden) and abort the WebSocket handshake"; §10.2
+                // "SHOULD verify the |Origin| field is an origin they expect". What we expect: `OriginPolicy`.
                 if case .refuse(let why) = origins.check(origin: head.header("origin"), host: head.header("host")) {
                     stats.refusedOrigins += 1
                     log.write("upgrade from \(conn.remoteText) refused (403): \(why): Origin \(head.header("origin") ?? "") Host \(head.header("host") ?? "")")
