@@ -20,7 +20,7 @@ let serveCommand = Command(
         .value("tls-key", "FILE", "PEM private key for --tls-cert"),
         .value("compat", "original", "behave like the original SkyRTC server on the wire"),
         .value("log", "PATH", "append log lines here instead of standard error"),
-        .value("ping-interval", "SECONDS", "WebSocket ping after this long without a complete frame (default 20; dropped after twice)"),
+        .value("ping-interval", "SECONDS", "WebSocket ping after this long without a complete message (default 20; dropped after twice)"),
         .value("handshake-timeout", "SECONDS", "close connections that do not upgrade in time (default 10)"),
         .value("max-message", "BYTES", "largest WebSocket message accepted (default 1048576)"),
         .value("allow-origin", "ORIGIN", "also accept WebSocket upgrades from this web origin (repeatable; * allows any)"),

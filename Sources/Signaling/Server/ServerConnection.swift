@@ -22,8 +22,8 @@ final class ServerConnection {
     var httpBuffer: [UInt8] = []
     var parser: WebSocketFrameParser
     var socketID: SocketID?
-    /// When the last complete frame arrived (not the last byte: a slowloris trickling one frame
-    /// must not look alive).
+    /// When the last complete message or control frame arrived (not the last byte: a slowloris
+    /// trickling one frame must not look alive).
     var lastHeard: Double
     /// Messages per second, from the upgrade on.
     var rate: MessageRateLimit?

@@ -23,6 +23,7 @@ final class ServerEventLoop {
     /// Sum of every live connection's `accountedBytes`, capped by `maxBufferedBytes`.
     private var bufferedTotal = 0
     private var refusalLog = LogThrottle()
+    private var acceptFailureLog = LogThrottle()
     private var doomed: [ServerConnection] = []
     private var stats = SignalingServerStats()
     private var now: Double
@@ -40,7 +41,8 @@ final class ServerEventLoop {
         self.publish = publish
         self.rooms = SkyRTCRooms(format: config.format, limits: SkyRTCRoomLimits(maxRooms: config.maxRooms,
                                                                                  maxMembersPerRoom: config.maxMembersPerRoom))
-        self.limits = ConnectionLimits(total: config.maxConnections, perIP: config.maxConnectionsPerIP)
+        self.limits = ConnectionLimits(total: min(config.maxConnections, SocketOptions.connectionCeiling()),
+                                       perIP: config.maxConnectionsPerIP)
         self.now = MonotonicClock.now()
     }
 
@@ -124,8 +126,8 @@ final class ServerEventLoop {
             }
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK {
-                    log.write("accept failed: \(String(cString: strerror(errno)))")
+                if errno != EAGAIN && errno != EWOULDBLOCK, let more = acceptFailureLog.admit(now: now) {
+                    log.write("accept failed: \(String(cString: strerror(errno)))\(more)")
                 }
                 return
             }
@@ -441,7 +443,7 @@ final class ServerEventLoop {
             case .webSocket:
                 let silent = now - conn.lastHeard
                 if silent > 2 * config.pingInterval {
-                    log.write("dropping \(conn.socketID?.rawValue ?? "?") from \(conn.remoteText): no complete frame for \(Int(silent)) s")
+                    log.write("dropping \(conn.socketID?.rawValue ?? "?") from \(conn.remoteText): no complete message for \(Int(silent)) s")
                     doom(conn)
                 } else if silent >= config.pingInterval && now - conn.lastPing >= config.pingInterval {
                     // §5.5.2: a Ping "may serve either as a keepalive or as a means to verify that the

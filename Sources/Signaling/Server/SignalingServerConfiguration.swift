@@ -16,12 +16,14 @@ public struct SignalingServerConfiguration: Sendable {
     public var maxOutgoingBytes = 4 << 20
     /// Seconds from accept to a completed opening handshake (TLS included).
     public var handshakeTimeout = 10.0
-    /// Seconds without a complete frame before the server pings; a connection without one for twice
-    /// this is dropped (bytes of an unfinished frame do not count: a slowloris is dropped too).
+    /// Seconds without a complete message or control frame before the server pings; a connection
+    /// without one for twice this is dropped (bytes of an unfinished frame, or fragments of an
+    /// unfinished message, do not count: a slowloris is dropped too).
     public var pingInterval = 20.0
     /// Seconds to wait for the peer to close after our close frame or HTTP response.
     public var closeTimeout = 2.0
     /// Connections beyond this are refused right after accept (plain http: a 503, then the close).
+    /// Lowered to what the open-file limit allows, if that is less.
     public var maxConnections = 20_000
     /// Open connections from one IPv4 address beyond this are refused like `maxConnections`. Every
     /// local process (the demo's participants, browser tabs, bots) shares 127.0.0.1, and a NAT shares
