@@ -6,7 +6,7 @@ import Foundation
 /// peers anything. Pure: the `Origin` and `Host` header values in, a verdict out.
 ///
 /// Accepted:
-/// - no `Origin` at all: a non-browser client (conftui's own, aiortc's signaling, python
+/// - no `Origin` at all: a non-browser client (conftui's own, the aiortc peers' python
 ///   `websockets`, none of which send one). Browsers always send it on a WebSocket handshake.
 /// - an origin listed in `--allow-origin` (`*` allows every origin);
 /// - the server's own page origin: `http` (`https` with TLS) plus the `Host` the request came to,
