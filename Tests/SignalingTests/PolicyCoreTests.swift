@@ -136,3 +136,39 @@ import Testing
         #expect(throttle.admit(now: 12.5) == "")
     }
 }
+
+/// Seeded random joins, rejoins, closes and reopens under small caps: the caps always hold, a
+/// refused join changes nothing, and everything empties at the end.
+@Suite struct RoomLimitsRandomTests {
+    @Test(arguments: [11, 12, 13] as [UInt64])
+    func capsHoldUnderRandomChurn(seed: UInt64) {
+        var rng = RandomInputTests.SplitMix(state: seed)
+        let limits = SkyRTCRoomLimits(maxRooms: 3, maxMembersPerRoom: 2)
+        var rooms = SkyRTCRooms(limits: limits)
+        let ids = (0..<8).map { SocketID("s\($0)") }
+        let names = ["a", "b", "c", "d", "e"]
+        for id in ids { _ = rooms.handle(.opened(id)) }
+        for _ in 0..<5000 {
+            let id = ids.randomElement(using: &rng)!
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0:
+                _ = rooms.handle(.closed(id))
+                _ = rooms.handle(.opened(id))
+            default:
+                let before = rooms.room(of: id)
+                let target = names.randomElement(using: &rng)!
+                let actions = PolicyCoreTests.join(&rooms, id, target)
+                if PolicyCoreTests.errorCode(actions) != nil {
+                    #expect(rooms.room(of: id) == before)
+                } else {
+                    #expect(rooms.room(of: id) == target)
+                }
+            }
+            #expect(rooms.roomCount <= limits.maxRooms)
+            #expect(names.allSatisfy { rooms.members(of: $0).count <= limits.maxMembersPerRoom })
+            #expect(names.map { rooms.members(of: $0).count }.reduce(0, +) == rooms.joinedCount)
+        }
+        for id in ids { _ = rooms.handle(.closed(id)) }
+        #expect(rooms.socketCount == 0 && rooms.roomCount == 0 && rooms.joinedCount == 0)
+    }
+}
