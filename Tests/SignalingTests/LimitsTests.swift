@@ -249,6 +249,39 @@ import Glibc
     }
 }
 
+@Suite(.timeLimit(.minutes(1))) struct LogFloodTests {
+    @Test func aJoinFloodDoesNotBecomeALogFlood() throws {
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("conftui-flood-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: logPath) }
+        let server = try TestServer.start(log: try SignalingLog(path: logPath)) {
+            $0.messagesPerSecond = 1_000_000
+            $0.messageBurst = 1_000_000
+        }
+        defer { server.stop() }
+        // 3000 joins alternating between two rooms: 3000 joins and 2999 leaves, 5999 events.
+        let raw = try RawClient(port: server.port)
+        #expect(raw.upgrade())
+        var burst: [UInt8] = []
+        for i in 0..<3000 {
+            let join = Array(#"{"eventName":"__join","data":{"room":"r\#(i % 2)"}}"#.utf8)
+            burst += WebSocketFrameWriter.frame(.text, payload: join, maskKey: WebSocketFrameWriter.randomMaskKey())
+        }
+        raw.send(burst)
+        var replies = 0
+        while case .message(.text) = raw.next(timeout: 2) { replies += 1 }
+        #expect(replies == 3000)
+        usleep(100_000)
+        raw.send(WebSocketFrameWriter.close(.normal, reason: "", maskKey: WebSocketFrameWriter.randomMaskKey()))
+        #expect(raw.waitForEOF())
+        #expect(TestServer.drained(server))
+        let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
+        // The burst of 1000, what the flood's own duration refilled (100 a second), and the last leave,
+        // which says how many were left out.
+        #expect(lines.count >= 1000 && lines.count < 1600)
+        #expect(lines.last?.contains(" leave ") == true && lines.last?.contains("more like it not logged)") == true)
+    }
+}
+
 extension RawClient {
     /// Rejoins `room` on an already upgraded connection and checks the `_peers` reply.
     func upgradeAndJoinAgain(_ room: String) -> Bool {

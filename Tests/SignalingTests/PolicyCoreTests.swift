@@ -127,13 +127,18 @@ import Testing
 }
 
 @Suite struct LogThrottleTests {
-    @Test func oneLinePerIntervalThenTheCountOfThoseLeftOut() {
-        var throttle = LogThrottle(interval: 1)
-        #expect(throttle.admit(now: 10) == "")
-        #expect(throttle.admit(now: 10.2) == nil)
-        #expect(throttle.admit(now: 10.9) == nil)
-        #expect(throttle.admit(now: 11) == " (2 more like it not logged)")
-        #expect(throttle.admit(now: 12.5) == "")
+    @Test func oneLineASecondThenTheCountOfThoseLeftOut() {
+        var throttle = LogThrottle(perSecond: 1, burst: 1, now: 10)
+        var written: [String?] = []
+        for now in [10, 10.25, 10.5, 11, 12.5] { written.append(throttle.admit(now: now)) }
+        #expect(written == ["", nil, nil, " (2 more like it not logged)", ""])
+    }
+
+    @Test func aBurstThenTheSustainedRate() {
+        var throttle = LogThrottle(perSecond: 4, burst: 3, now: 0)
+        var written: [String?] = []
+        for now in [0, 0, 0, 0, 0, 0.25, 0.25] { written.append(throttle.admit(now: now)) }
+        #expect(written == ["", "", "", nil, nil, " (2 more like it not logged)", nil])
     }
 }
 

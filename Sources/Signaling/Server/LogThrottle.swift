@@ -1,20 +1,22 @@
-/// At most one log line per `interval` for an event that a client can repeat at will (a refused
-/// connection costs the client a SYN): a flood of them must not become a flood of log lines.
-/// Pure: the time is an input. The line that is written says how many were left out before it.
+/// A cap on log lines for events a client can repeat at will (a refused connection costs it a
+/// SYN; a join, a leave or a refused message one frame): a flood of them must not become a flood
+/// of log lines filling the operator's disk. A token bucket of lines; the next line written after
+/// some were left out says how many. Pure: the time is an input.
 struct LogThrottle: Sendable, Equatable {
-    let interval: Double
-    private var lastWritten = -Double.infinity
+    private var bucket: TokenBucket
     private var suppressed = 0
 
-    init(interval: Double = 1) { self.interval = interval }
+    /// `perSecond` lines sustained, `burst` at once.
+    init(perSecond: Double, burst: Int, now: Double = 0) {
+        bucket = TokenBucket(ratePerSecond: perSecond, capacity: Double(max(1, burst)), now: now)
+    }
 
     /// The suffix to write with the line now (`""` or `" (N more like it not logged)"`), or nil to skip it.
     mutating func admit(now: Double) -> String? {
-        guard now - lastWritten >= interval else {
+        guard bucket.take(now: now) else {
             suppressed += 1
             return nil
         }
-        lastWritten = now
         defer { suppressed = 0 }
         return suppressed == 0 ? "" : " (\(suppressed) more like it not logged)"
     }

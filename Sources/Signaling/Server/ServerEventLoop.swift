@@ -22,8 +22,11 @@ final class ServerEventLoop {
     private var limits: ConnectionLimits
     /// Sum of every live connection's `accountedBytes`, capped by `maxBufferedBytes`.
     private var bufferedTotal = 0
-    private var refusalLog = LogThrottle()
-    private var acceptFailureLog = LogThrottle()
+    /// Refused connections and accept failures: one line a second. Room events (joins, leaves,
+    /// refused messages) and refused upgrades: 100 lines a second, bursts of 1000.
+    private var refusalLog = LogThrottle(perSecond: 1, burst: 1)
+    private var acceptFailureLog = LogThrottle(perSecond: 1, burst: 1)
+    private var eventLog = LogThrottle(perSecond: 100, burst: 1000)
     private var doomed: [ServerConnection] = []
     private var stats = SignalingServerStats()
     private var now: Double
@@ -246,7 +249,9 @@ final class ServerEventLoop {
                 // "SHOULD verify the |Origin| field is an origin they expect". What we expect: `OriginPolicy`.
                 if case .refuse(let why) = origins.check(origin: head.header("origin"), host: head.header("host")) {
                     stats.refusedOrigins += 1
-                    log.write("upgrade from \(conn.remoteText) refused (403): \(why): Origin \(head.header("origin") ?? "") Host \(head.header("host") ?? "")")
+                    if let more = eventLog.admit(now: now) {
+                        log.write("upgrade from \(conn.remoteText) refused (403): \(why): Origin \(head.header("origin") ?? "") Host \(head.header("host") ?? "")\(more)")
+                    }
                     return respond(conn, .text(403, "Forbidden", "this origin may not open a WebSocket here\n"), headOnly: false)
                 }
                 conn.rate = MessageRateLimit(perSecond: config.messagesPerSecond, burst: config.messageBurst,
@@ -401,7 +406,7 @@ final class ServerEventLoop {
             case .close(let id, let code, let reason):
                 if let conn = bySocket[id] { closeWebSocket(conn, code, reason) }
             case .log(let event):
-                log.write(event.description)
+                if let more = eventLog.admit(now: now) { log.write(event.description + more) }
             }
         }
     }
