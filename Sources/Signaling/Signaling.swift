@@ -11,7 +11,9 @@
 // - TLS/        OpenSSL: server context (PEM files or in-memory self-signed ECDSA P-256), client
 //               sessions (system trust, insecure, or pinned SHA-256), TLS byte stream.
 // - Server/     `SignalingServer` + `ServerEventLoop`: one epoll(7) thread driving the cores, with
-//               bounded buffers, handshake/idle/close timeouts and a thread-safe stop.
+//               bounded buffers, handshake/idle/close timeouts and a thread-safe stop; the policy
+//               cores it consults (pure, time as an input): `OriginPolicy`, `ConnectionLimits`,
+//               `MessageRateLimit`/`TokenBucket`, `LogThrottle`, and `LogEscaping` for every log line.
 // - Client/     `WebSocketClient` (ws/wss, reader thread) and the typed `SkyRTCClient` used by
 //               `conftui bot` and `conftui join`.
 // BrowserPage.swift holds the page served at `GET /` (written by the browser-page owner).

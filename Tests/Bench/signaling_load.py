@@ -239,7 +239,9 @@ def main():
     if not args.binary:
         raise SystemExit("usage: signaling_load.py CONFTUI_BIN (or set CONFTUI_BIN)")
     deadline = time.monotonic() + HARD_TIMEOUT
-    results = [measure("conftui serve", [args.binary, "serve", "--port", "0", "--log", "/dev/null"], args, deadline)]
+    # Every client comes from 127.0.0.1: lift the per-address connection cap (64 by default) for the load.
+    serve = [args.binary, "serve", "--port", "0", "--log", "/dev/null", "--max-per-ip", str(args.clients + 16)]
+    results = [measure("conftui serve", serve, args, deadline)]
     if not args.no_baseline and time.monotonic() < deadline - 30:
         results.append(measure("python websockets relay", [sys.executable, os.path.abspath(__file__), "--baseline-server", "0"], args, deadline))
 

@@ -6,7 +6,7 @@ import Glibc
 
 /// Starts servers on 127.0.0.1:0 with short timeouts, so every test is fast and self-contained.
 enum TestServer {
-    static func start(_ tweak: (inout SignalingServerConfiguration) -> Void = { _ in }) throws -> SignalingServer {
+    static func start(log: SignalingLog = .discard, _ tweak: (inout SignalingServerConfiguration) -> Void = { _ in }) throws -> SignalingServer {
         var config = SignalingServerConfiguration()
         config.host = "127.0.0.1"
         config.port = 0
@@ -14,7 +14,7 @@ enum TestServer {
         config.pingInterval = 5
         config.closeTimeout = 0.5
         tweak(&config)
-        let server = try SignalingServer(config)
+        let server = try SignalingServer(config, log: log)
         server.start()
         return server
     }
@@ -59,9 +59,20 @@ final class RawClient {
     private var pending: [UInt8] = []
     private var parser = WebSocketFrameParser(role: .client, maxMessageSize: 64 << 20)
 
-    init(port: UInt16, receiveBuffer: Int32? = nil) throws {
+    /// `source` binds the client's end to another loopback address (127.0.0.2, ...): Linux routes
+    /// all of 127/8 to the loopback interface, so tests can play several client addresses.
+    init(port: UInt16, receiveBuffer: Int32? = nil, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SignalingError.system(call: "socket", errno: errno) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr = SocketOptions.ipv4(source)!
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw SignalingError.system(call: "bind", errno: errno) }
+        }
         if var size = receiveBuffer {
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -119,14 +130,24 @@ final class RawClient {
     }
 
     /// Sends an upgrade request and returns whether the server answered 101.
-    func upgrade(path: String = "/") -> Bool {
-        send(Self.upgradeRequest(path: path))
+    func upgrade(path: String = "/", host: String = "127.0.0.1", headers: [String] = []) -> Bool {
+        send(Self.upgradeRequest(path: path, host: host, headers: headers))
         return readHTTPResponse().hasPrefix("HTTP/1.1 101 ")
     }
 
-    static func upgradeRequest(path: String = "/") -> String {
-        "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: \(WebSocketAcceptKey.randomKey())\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    /// `headers` are extra header lines ("Origin: http://x"), written as given.
+    static func upgradeRequest(path: String = "/", host: String = "127.0.0.1", headers: [String] = []) -> String {
+        "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: \(WebSocketAcceptKey.randomKey())\r\nSec-WebSocket-Version: 13\r\n"
+            + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+    }
+
+    /// Upgrades and joins `room`; returns the `_peers` text (nil if either failed).
+    func upgradeAndJoin(_ room: String) -> String? {
+        guard upgrade() else { return nil }
+        sendFrame(.text, Array(#"{"eventName":"__join","data":{"room":"\#(room)"}}"#.utf8))
+        guard case .message(.text(let text)) = next(), text.hasPrefix(#"{"eventName":"_peers""#) else { return nil }
+        return text
     }
 
     enum Received: Equatable {

@@ -24,9 +24,12 @@ public struct UsageError: Error, CustomStringConvertible {
 public struct ParsedArguments: Sendable {
     public var positional: [String] = []
     public var values: [String: String] = [:]
+    /// Every value of each option in command-line order, for the repeatable ones (`value` keeps the last).
+    public var allValues: [String: [String]] = [:]
     public var flags: Set<String> = []
 
     public func value(_ name: String) -> String? { values[name] }
+    public func values(_ name: String) -> [String] { allValues[name] ?? [] }
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     public func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
@@ -69,13 +72,16 @@ public struct ParsedArguments: Sendable {
                 throw UsageError("unknown option --\(name)")
             }
             if spec.takesValue {
-                if let v = inlineValue {
-                    result.values[name] = v
+                let v: String
+                if let inline = inlineValue {
+                    v = inline
                 } else {
                     guard index < args.count else { throw UsageError("--\(name) needs a value (\(spec.valueName))") }
-                    result.values[name] = args[index]
+                    v = args[index]
                     index += 1
                 }
+                result.values[name] = v
+                result.allValues[name, default: []].append(v)
             } else {
                 if inlineValue != nil { throw UsageError("--\(name) takes no value") }
                 result.flags.insert(name)

@@ -25,6 +25,7 @@ let demoCommand = Command(
         .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
         .value("host-candidates", "loopback|all", "addresses the peers use: 127.0.0.1 only, or every interface (default: all, so a browser can join)"),
         .value("log", "PATH", "append log lines here (server and every participant)"),
+        .value("allow-origin", "ORIGIN", "also let pages from this web origin join (repeatable; the demo's own page always can)"),
         .flag("static", "--simulate only: no churn (nobody leaves and rejoins)"),
     ],
     details: """
@@ -73,6 +74,10 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     var config = SignalingServerConfiguration()
     config.host = "127.0.0.1"
     config.port = UInt16(try args.int("port", default: 0, range: 0...65535))
+    // The demo's own page (http://127.0.0.1:PORT/ or http://localhost:PORT/) is its server's origin and
+    // always accepted; any other web page the user has open is refused (it could otherwise join and
+    // message the room on this machine) unless named here.
+    config.allowedOrigins = args.values("allow-origin")
     let server = try SignalingServer(config, log: log)
     server.start()
     defer { server.stop() }

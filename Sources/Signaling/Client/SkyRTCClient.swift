@@ -15,6 +15,8 @@ public final class SkyRTCClient: Sendable {
     /// `__join`, then waits for `_peers` (always the first reply to a join, skyrtc-protocol.md §3).
     /// Messages that arrive before it are returned in `earlier` so none is lost. `name` is the
     /// display name others see (an extension the original server drops; see `SkyRTCDisplayName`).
+    /// A server that refuses the join for one of its caps (`room_full`, `too_many_rooms`) sends no
+    /// `_peers`: that `_error` is thrown as `.badMessage` at once rather than waiting for the timeout.
     public func join(room: String, name: String? = nil, timeout: Double = 5) throws(SignalingError) -> (peers: SkyRTCPeers, earlier: [SkyRTCServerMessage]) {
         try send(.join(SkyRTCJoin(room: room, name: name)))
         var earlier: [SkyRTCServerMessage] = []
@@ -22,6 +24,9 @@ public final class SkyRTCClient: Sendable {
         while true {
             let message = try next(timeout: max(0, deadline - MonotonicClock.now()))
             if case .peers(let peers) = message { return (peers, earlier) }
+            if case .error(let e) = message, e.code == .roomFull || e.code == .tooManyRooms {
+                throw .badMessage(e.code, e.message)
+            }
             earlier.append(message)
         }
     }

@@ -88,6 +88,23 @@ enum SocketOptions {
         var addr = in_addr()
         return inet_pton(AF_INET, name, &addr) == 1 ? addr : nil
     }
+
+    /// How many connections the process's open-file limit leaves room for, keeping 64 descriptors
+    /// for everything else (listener, epoll, pipes, log and certificate files, the process's own
+    /// clients). A connection cap above it would make accept(2) fail with EMFILE instead, over and
+    /// over, on a listener that stays readable.
+    static func connectionCeiling() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return Int.max }
+        let current = limit.rlim_cur > rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
+        return max(1, current - 64)
+    }
+
+    /// The dotted-quad text of an IPv4 address (for log lines).
+    static func text(_ address: in_addr) -> String {
+        let octets = withUnsafeBytes(of: address.s_addr) { Array($0) }
+        return octets.map(String.init).joined(separator: ".")
+    }
 }
 
 /// Monotonic seconds, for timeouts (never wall-clock time, which can jump).

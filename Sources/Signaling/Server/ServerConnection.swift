@@ -15,11 +15,20 @@ final class ServerConnection {
     let fd: Int32
     let stream: ByteStream
     let openedAt: Double
+    /// The peer's IPv4 address (network byte order) and its text form, for the per-IP cap and logs.
+    var remoteAddress: UInt32 = 0
+    var remoteText = "?"
     var phase: Phase = .http
     var httpBuffer: [UInt8] = []
     var parser: WebSocketFrameParser
     var socketID: SocketID?
+    /// When the last complete message or control frame arrived (not the last byte: a slowloris
+    /// trickling one frame must not look alive).
     var lastHeard: Double
+    /// Messages per second, from the upgrade on.
+    var rate: MessageRateLimit?
+    /// What this connection counted for in the server's total of buffered bytes when last measured.
+    var accountedBytes = 0
     var lastPing: Double
     var closingSince: Double = 0
     var halfClosed = false
@@ -42,6 +51,10 @@ final class ServerConnection {
     }
 
     var pendingOutput: Int { output.count - outputStart }
+
+    /// Bytes this connection makes the server hold: the unfinished request head, unparsed input and
+    /// message fragments, and output the client has not read yet.
+    var bufferedBytes: Int { httpBuffer.count + parser.bufferedByteCount + pendingOutput }
 
     func queue(_ bytes: [UInt8]) { output.append(contentsOf: bytes) }
 

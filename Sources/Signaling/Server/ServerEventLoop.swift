@@ -12,27 +12,40 @@ final class ServerEventLoop {
     private let listenFD: Int32
     private let wakeFD: Int32
     private let tls: TLSServerContext?
+    private let origins: OriginPolicy
     private let log: SignalingLog
     private let publish: (SignalingServerStats) -> Void
 
     private var connections: [Int32: ServerConnection] = [:]
     private var bySocket: [SocketID: ServerConnection] = [:]
     private var rooms: SkyRTCRooms
+    private var limits: ConnectionLimits
+    /// Sum of every live connection's `accountedBytes`, capped by `maxBufferedBytes`.
+    private var bufferedTotal = 0
+    /// Refused connections and accept failures: one line a second. Room events (joins, leaves,
+    /// refused messages) and refused upgrades: 100 lines a second, bursts of 1000.
+    private var refusalLog = LogThrottle(perSecond: 1, burst: 1)
+    private var acceptFailureLog = LogThrottle(perSecond: 1, burst: 1)
+    private var eventLog = LogThrottle(perSecond: 100, burst: 1000)
     private var doomed: [ServerConnection] = []
     private var stats = SignalingServerStats()
     private var now: Double
     private var scratch = [UInt8](repeating: 0, count: 64 << 10)
 
-    init(config: SignalingServerConfiguration, listenFD: Int32, wakeFD: Int32, tls: TLSServerContext?, log: SignalingLog,
+    init(config: SignalingServerConfiguration, listenFD: Int32, wakeFD: Int32, tls: TLSServerContext?, origins: OriginPolicy, log: SignalingLog,
          shouldStop: @escaping () -> Bool, publish: @escaping (SignalingServerStats) -> Void) {
         self.config = config
         self.listenFD = listenFD
         self.wakeFD = wakeFD
         self.tls = tls
+        self.origins = origins
         self.log = log
         self.shouldStop = shouldStop
         self.publish = publish
-        self.rooms = SkyRTCRooms(format: config.format)
+        self.rooms = SkyRTCRooms(format: config.format, limits: SkyRTCRoomLimits(maxRooms: config.maxRooms,
+                                                                                 maxMembersPerRoom: config.maxMembersPerRoom))
+        self.limits = ConnectionLimits(total: min(config.maxConnections, SocketOptions.connectionCeiling()),
+                                       perIP: config.maxConnectionsPerIP)
         self.now = MonotonicClock.now()
     }
 
@@ -109,26 +122,38 @@ final class ServerEventLoop {
     private func acceptAll() {
         while true {
             // accept4 is a GNU extension Glibc's module does not export; accept + fcntl does the same.
-            let fd = accept(listenFD, nil, nil)
+            var peer = sockaddr_in()
+            var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let fd = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenFD, $0, &peerLength) }
+            }
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK {
-                    log.write("accept failed: \(String(cString: strerror(errno)))")
+                if errno != EAGAIN && errno != EWOULDBLOCK, let more = acceptFailureLog.admit(now: now) {
+                    log.write("accept failed: \(String(cString: strerror(errno)))\(more)")
                 }
                 return
             }
             stats.accepted += 1
             SocketOptions.setNonBlocking(fd)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            guard connections.count < config.maxConnections else {
-                log.write("connection refused: \(config.maxConnections) connections open")
-                Glibc.close(fd)
+            let address = peer.sin_addr.s_addr
+            let remote = SocketOptions.text(peer.sin_addr)
+            switch limits.admit(address) {
+            case .accept:
+                break
+            case .refuseTotal:
+                refuse(fd, remote, "\(limits.total) connections open (the server's cap)")
+                continue
+            case .refusePerIP:
+                refuse(fd, remote, "\(limits.perIP) connections open from this address (the per-address cap)")
                 continue
             }
             SocketOptions.setNoDelay(fd)
             let stream: ByteStream
             if let tls {
                 guard let s = tls.makeStream(fd: fd) else {
+                    limits.release(address)
                     Glibc.close(fd)
                     continue
                 }
@@ -137,10 +162,18 @@ final class ServerEventLoop {
                 stream = PlainStream(fd: fd)
             }
             let conn = ServerConnection(fd: fd, stream: stream, now: now, maxMessageSize: config.maxMessageSize)
+            conn.remoteAddress = address
+            conn.remoteText = remote
             connections[fd] = conn
             conn.interest = UInt32(EPOLLIN.rawValue)
             _ = cepoll_ctl(epollFD, 0, fd, conn.interest)
         }
+    }
+
+    private func refuse(_ fd: Int32, _ remote: String, _ reason: String) {
+        stats.refusedConnections += 1
+        if let more = refusalLog.admit(now: now) { log.write("connection from \(remote) refused: \(reason)\(more)") }
+        ConnectionRefusal.refuse(fd, plainHTTP: tls == nil, reason: "server busy: \(reason)")
     }
 
     // MARK: one connection's readiness
@@ -155,6 +188,7 @@ final class ServerEventLoop {
         }
         if !conn.doomed && conn.pendingOutput > 0 { flush(conn) }
         updateInterest(conn)
+        account(conn)
     }
 
     private func readAvailable(_ conn: ServerConnection) {
@@ -166,7 +200,6 @@ final class ServerEventLoop {
             switch result {
             case .bytes(let n):
                 budget -= n
-                conn.lastHeard = now
                 handle(conn, Array(scratch[0..<n]))
             case .wouldBlock:
                 return
@@ -211,6 +244,19 @@ final class ServerEventLoop {
             case .respond(let response, let headOnly):
                 respond(conn, response, headOnly: headOnly)
             case .upgrade(let response):
+                // §4.2.2 /origin/: "If the server does not wish to accept this connection, it MUST return an
+                // appropriate HTTP error code (e.g., 403 Forbidden) and abort the WebSocket handshake"; §10.2
+                // "SHOULD verify the |Origin| field is an origin they expect". What we expect: `OriginPolicy`.
+                if case .refuse(let why) = origins.check(origin: head.header("origin"), host: head.header("host")) {
+                    stats.refusedOrigins += 1
+                    if let more = eventLog.admit(now: now) {
+                        log.write("upgrade from \(conn.remoteText) refused (403): \(why): Origin \(head.header("origin") ?? "") Host \(head.header("host") ?? "")\(more)")
+                    }
+                    return respond(conn, .text(403, "Forbidden", "this origin may not open a WebSocket here\n"), headOnly: false)
+                }
+                conn.rate = MessageRateLimit(perSecond: config.messagesPerSecond, burst: config.messageBurst,
+                                             refusalsBeforeClose: config.rateRefusalsBeforeClose, now: now)
+                conn.lastHeard = now
                 let leftover = Array(conn.httpBuffer[consumed...])
                 conn.httpBuffer = []
                 conn.phase = .webSocket
@@ -248,6 +294,8 @@ final class ServerEventLoop {
                 return
             }
             guard let id = conn.socketID else { return }
+            conn.lastHeard = now
+            guard admit(conn, id, message) else { continue }
             switch message {
             case .text(let text):
                 perform(rooms.handle(.message(id, Array(text.utf8), isBinary: false)))
@@ -267,6 +315,45 @@ final class ServerEventLoop {
         }
     }
 
+    /// The per-connection message rate (`MessageRateLimit`). Close frames and pongs (answers to
+    /// our pings) are never refused. Returns whether to handle `message`.
+    private func admit(_ conn: ServerConnection, _ id: SocketID, _ message: WebSocketMessage) -> Bool {
+        switch message {
+        case .close, .pong: return true
+        case .text, .binary, .ping: break
+        }
+        switch conn.rate?.admit(now: now) ?? .accept {
+        case .accept:
+            return true
+        case .refuse(let warn):
+            stats.rateLimited += 1
+            if warn { perform(rooms.handle(.throttled(id))) }
+            return false
+        case .close:
+            stats.rateLimited += 1
+            log.write("closing \(id) from \(conn.remoteText): still over \(config.messagesPerSecond) messages/s after rate_limited")
+            closeWebSocket(conn, .policyViolation, "message rate exceeded")
+            return false
+        }
+    }
+
+    /// Keeps `bufferedTotal` in step with `conn` and, past `maxBufferedBytes`, drops the connections
+    /// holding the most until the total fits: one hoarding client loses its connection, the server
+    /// and everyone else keep going.
+    private func account(_ conn: ServerConnection) {
+        let held = conn.doomed ? 0 : conn.bufferedBytes
+        bufferedTotal += held - conn.accountedBytes
+        conn.accountedBytes = held
+        while bufferedTotal > config.maxBufferedBytes {
+            guard let biggest = connections.values.filter({ !$0.doomed }).max(by: { $0.accountedBytes < $1.accountedBytes }),
+                  biggest.accountedBytes > 0 else { return }
+            stats.droppedOverBudget += 1
+            log.write("dropping \(biggest.socketID?.rawValue ?? "fd \(biggest.fd)") from \(biggest.remoteText): holds \(biggest.accountedBytes) bytes, "
+                      + "the most while the server holds \(bufferedTotal) (cap \(config.maxBufferedBytes))")
+            doom(biggest)
+        }
+    }
+
     // MARK: writing and closing
 
     private func enqueue(_ conn: ServerConnection, _ bytes: [UInt8]) {
@@ -278,6 +365,7 @@ final class ServerEventLoop {
             return doom(conn)
         }
         flush(conn)
+        account(conn)
     }
 
     private func flush(_ conn: ServerConnection) {
@@ -318,7 +406,7 @@ final class ServerEventLoop {
             case .close(let id, let code, let reason):
                 if let conn = bySocket[id] { closeWebSocket(conn, code, reason) }
             case .log(let event):
-                log.write(event.description)
+                if let more = eventLog.admit(now: now) { log.write(event.description + more) }
             }
         }
     }
@@ -326,6 +414,8 @@ final class ServerEventLoop {
     private func doom(_ conn: ServerConnection) {
         guard !conn.doomed else { return }
         conn.doomed = true
+        bufferedTotal -= conn.accountedBytes
+        conn.accountedBytes = 0
         doomed.append(conn)
     }
 
@@ -334,6 +424,7 @@ final class ServerEventLoop {
     private func reap() {
         while let conn = doomed.popLast() {
             connections[conn.fd] = nil
+            limits.release(conn.remoteAddress)
             _ = cepoll_ctl(epollFD, 2, conn.fd, 0)
             conn.stream.close()
             if let id = conn.socketID {
@@ -357,7 +448,7 @@ final class ServerEventLoop {
             case .webSocket:
                 let silent = now - conn.lastHeard
                 if silent > 2 * config.pingInterval {
-                    log.write("dropping \(conn.socketID?.rawValue ?? "?"): silent for \(Int(silent)) s")
+                    log.write("dropping \(conn.socketID?.rawValue ?? "?") from \(conn.remoteText): no complete message for \(Int(silent)) s")
                     doom(conn)
                 } else if silent >= config.pingInterval && now - conn.lastPing >= config.pingInterval {
                     // §5.5.2: a Ping "may serve either as a keepalive or as a means to verify that the

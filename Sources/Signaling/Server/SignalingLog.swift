@@ -29,6 +29,7 @@ public final class SignalingLog: Sendable {
     deinit { if ownsFD { close(fd) } }
 
     /// Writes `line` with a UTC timestamp in one `write(2)`, so lines from different threads never interleave.
+    /// The line is escaped first (`LogEscaping`): whatever a client put into it stays one inert line.
     public func write(_ line: String) {
         guard fd >= 0 else { return }
         var ts = timespec()
@@ -38,7 +39,7 @@ public final class SignalingLog: Sendable {
         gmtime_r(&t, &parts)
         let stamp = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
                            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(ts.tv_nsec / 1_000_000))
-        let text = "\(stamp) \(line)\n"
+        let text = "\(stamp) \(LogEscaping.escape(line))\n"
         _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }
     }
 }

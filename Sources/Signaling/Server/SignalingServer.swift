@@ -18,6 +18,7 @@ public final class SignalingServer: Sendable {
     private let wakeReadFD: Int32
     private let wakeWriteFD: Int32
     private let tls: TLSServerContext?
+    private let origins: OriginPolicy
     private let log: SignalingLog
     private let stopRequested = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
@@ -66,6 +67,13 @@ public final class SignalingServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         port = UInt16(bigEndian: actual.sin_port)
+        do {
+            origins = try OriginPolicy(allowing: configuration.allowedOrigins, tls: configuration.tls != nil,
+                                       host: configuration.host, port: port)
+        } catch {
+            close(fd)
+            throw error
+        }
         listenFD = fd
         // The self-pipe wakes the poll() when stop() is called from another thread.
         var pipeFDs: [Int32] = [0, 0]
@@ -101,7 +109,7 @@ public final class SignalingServer: Sendable {
         guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let thread = Thread { [self] in
             let loop = ServerEventLoop(
-                config: configuration, listenFD: listenFD, wakeFD: wakeReadFD, tls: tls, log: log,
+                config: configuration, listenFD: listenFD, wakeFD: wakeReadFD, tls: tls, origins: origins, log: log,
                 shouldStop: { [self] in stopRequested.load(ordering: .acquiring) },
                 publish: { [self] stats in latestStats.withLock { $0 = stats } })
             loop.run()

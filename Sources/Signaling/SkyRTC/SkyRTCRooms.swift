@@ -18,6 +18,10 @@
 /// - **Bad input** gets an `_error` reply (conftui format) and never disturbs anyone else; after
 ///   `maxErrorsPerSocket` refused messages in a row the socket is closed with 1008 (policy
 ///   violation), so a misbehaving client cannot keep the server busy forever.
+/// - **Caps** (`SkyRTCRoomLimits`): a `__join` past the room count or a room's member count is
+///   refused (`too_many_rooms`, `room_full`) and does not happen. A message the driver dropped for
+///   exceeding its rate (`.throttled`) is answered with `rate_limited`. Both formats refuse; the
+///   original format does it silently, as it does all bad input.
 public struct SkyRTCRooms: Sendable {
     public enum Input: Equatable, Sendable {
         /// A WebSocket connection completed its opening handshake and was given `id`.
@@ -26,6 +30,8 @@ public struct SkyRTCRooms: Sendable {
         case message(SocketID, [UInt8], isBinary: Bool)
         /// The connection is gone (close handshake, error, timeout or drop).
         case closed(SocketID)
+        /// The driver dropped a message from this socket for exceeding its rate (tell it, once per burst).
+        case throttled(SocketID)
     }
 
     /// What the driver must do, in order.
@@ -42,6 +48,7 @@ public struct SkyRTCRooms: Sendable {
     public static let maxErrorsPerSocket = 32
 
     public let format: SkyRTCWireFormat
+    public let limits: SkyRTCRoomLimits
 
     private struct SocketState {
         var room: String?
@@ -54,7 +61,10 @@ public struct SkyRTCRooms: Sendable {
     /// Room name → members in join order.
     private var rooms: [String: [SocketID]] = [:]
 
-    public init(format: SkyRTCWireFormat = .conftui) { self.format = format }
+    public init(format: SkyRTCWireFormat = .conftui, limits: SkyRTCRoomLimits = .unlimited) {
+        self.format = format
+        self.limits = limits
+    }
 
     /// Open connections (joined or not).
     public var socketCount: Int { sockets.count }
@@ -84,6 +94,13 @@ public struct SkyRTCRooms: Sendable {
             } catch {
                 refuse(id, error, &actions)
             }
+        case .throttled(let id):
+            guard sockets[id] != nil else { break }
+            let message = "too many messages per second: messages are being dropped"
+            actions.append(.log(.refused(id, .rateLimited, message)))
+            if format == .conftui {
+                send(.error(SkyRTCErrorReply(code: .rateLimited, message: message)), to: id, &actions)
+            }
         }
         return actions
     }
@@ -91,7 +108,7 @@ public struct SkyRTCRooms: Sendable {
     private mutating func dispatch(_ id: SocketID, _ message: SkyRTCClientMessage, _ actions: inout [Action]) throws(SignalingError) {
         switch message {
         case .join(let join):
-            self.join(id, room: join.room, name: join.name, &actions)
+            try self.join(id, room: join.room, name: join.name, &actions)
         case .offer(let d):
             let to = try target(of: id, d.socketId, "__offer")
             forward(.offer(SkyRTCDescription(sdp: d.sdp, socketId: id)), to: to, &actions)
@@ -106,7 +123,8 @@ public struct SkyRTCRooms: Sendable {
 
     /// skyrtc-protocol.md §4 "Join algorithm": `_new_peer` to each member in join order, then append,
     /// then `_peers` to the joiner — so every member knows the newcomer before its first `_offer`.
-    private mutating func join(_ id: SocketID, room: String, name: String?, _ actions: inout [Action]) {
+    private mutating func join(_ id: SocketID, room: String, name: String?, _ actions: inout [Action]) throws(SignalingError) {
+        try checkLimits(id, joining: room)
         sockets[id]?.name = name
         if let current = sockets[id]?.room {
             if current == room {
@@ -125,6 +143,23 @@ public struct SkyRTCRooms: Sendable {
         sockets[id]?.room = room
         send(.peers(peers(existing, you: id)), to: id, &actions)
         actions.append(.log(.joined(id, room: room, members: existing.count + 1)))
+    }
+
+    /// Refuses a join past `limits` before anything changes. A same-room rejoin adds nobody; leaving
+    /// a room one is alone in frees a room slot for the new one.
+    private func checkLimits(_ id: SocketID, joining room: String) throws(SignalingError) {
+        let current = sockets[id]?.room
+        guard current != room else { return }
+        let members = rooms[room]?.count ?? 0
+        guard members < limits.maxMembersPerRoom else {
+            throw .badMessage(.roomFull, "__join: the room is full (\(limits.maxMembersPerRoom) members)")
+        }
+        guard rooms[room] == nil else { return }
+        var count = rooms.count
+        if let current, rooms[current]?.count == 1 { count -= 1 }
+        guard count < limits.maxRooms else {
+            throw .badMessage(.tooManyRooms, "__join: the server has its most rooms (\(limits.maxRooms))")
+        }
     }
 
     /// `_peers` for `you`, with the names of those members that gave one.
