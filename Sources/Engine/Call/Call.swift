@@ -358,6 +358,10 @@ private final class CallEventLoop {
     }
 
     func makePeer(_ id: RemotePeerID) -> Peer? {
+        guard peers[id] != nil || peers.count < CallLimits.maxPeers else {
+            call.log("\(short(id)): not connecting: \(CallLimits.maxPeers) peers already (CallLimits.maxPeers)")
+            return nil
+        }
         var sockets: [UdpSocket] = []
         for ip in hostAddresses() {
             do {

@@ -15,4 +15,8 @@ public enum CallLimits {
     /// many. A closed peer's connection (ICE, DTLS and SRTP contexts), sockets, decoders, jitter buffers and last
     /// picture are released when it closes, so join/leave churn returns to the baseline memory.
     public static let closedPeerSummaries = 16
+    /// Open peer connections of one call. A full mesh sends our media once per peer: beyond a few dozen no uplink
+    /// carries it, and each connection costs sockets, an ICE agent, a DTLS context and two decoders. A signaling
+    /// server (or a peer) announcing more ids than this gets no connection for the extra ones (logged).
+    public static let maxPeers = 64
 }

@@ -27,3 +27,41 @@ import Testing
         #expect(report.finalOverBaseline <= 1.10)
     }
 }
+
+/// The call's other tables fed by signaling: the queue to its event thread and the number of peers.
+@Suite(.serialized) struct CallSignalingFloodTests {
+    private func loopbackCall() throws -> Call {
+        var options = Call.Options()
+        options.hostCandidates = .loopback
+        return try Call(options: options) { _ in }
+    }
+
+    /// 20,000 messages while the event thread is not running: `CallLimits.maxQueuedSignals` wait, the rest are dropped.
+    @Test func theSignalingQueueIsBounded() throws {
+        let call = try loopbackCall()
+        for i in 0..<20_000 {
+            call.handle(.candidate(from: RemotePeerID("p\(i % 7)"), candidate: "candidate:1 1 udp 1 127.0.0.1 \(1_000 + i % 50_000) typ host",
+                                   mid: "0", mLineIndex: 0))
+        }
+        #expect(call.retained.queuedSignals == CallLimits.maxQueuedSignals)
+        #expect(call.droppedSignals == 20_000 - CallLimits.maxQueuedSignals)
+    }
+
+    /// A server announcing 200 newcomers: the call opens `CallLimits.maxPeers` connections and no more; once they
+    /// leave, nothing but the summaries stays.
+    @Test(.timeLimit(.minutes(1)))
+    func newPeersBeyondTheLimitGetNoConnection() throws {
+        let call = try loopbackCall()
+        call.start()
+        defer { call.stop() }
+        call.handle(.joined(you: RemotePeerID("me"), others: []))
+        for i in 0..<200 { call.handle(.newPeer(RemotePeerID("n\(i)"))) }
+        #expect(waitFor(20) { call.retained.queuedSignals == 0 && call.retained.openPeers == CallLimits.maxPeers })
+        usleep(100_000)
+        #expect(call.retained.openPeers == CallLimits.maxPeers)
+        for i in 0..<200 { call.handle(.removePeer(RemotePeerID("n\(i)"))) }
+        #expect(waitFor(10) { call.retained.openPeers == 0 })
+        #expect(call.retained.closedSummaries <= CallLimits.closedPeerSummaries)
+        #expect(call.snapshot(analyseAudio: false).peers.count <= CallLimits.closedPeerSummaries)
+    }
+}

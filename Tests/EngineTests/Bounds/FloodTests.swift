@@ -118,6 +118,15 @@ import Testing
                                        ssrc: SSRC(1), payload: [0])) == "1")
     }
 
+    /// FIRs (RFC 5104 §4.3.1) name whatever sender SSRC the peer writes: the repeat-detection table stays bounded.
+    @Test func firSendersAreBounded() {
+        var c = KeyframeRequestCoalescer()
+        for s in 0..<10_000 { c.fullIntraRequest(from: SSRC(UInt32(s)), sequenceNumber: 1, now: at(s)) }
+        #expect(c.firSenderCount <= RTPLimits.maxRemoteSSRCs)
+        let keyframe = c.takeRequest(now: at(10_000))
+        #expect(keyframe)
+    }
+
     /// The keyed peer sends SRTP from 200 SSRCs: libsrtp gets streams for `TransportLimits.maxInboundSRTPStreams`
     /// of them; the others are dropped before `srtp_unprotect` (no stream cloned).
     @Test func srtpStreamsPerSpoofedSSRCAreBounded() throws {
