@@ -6,6 +6,7 @@ import Foundation
 /// memory is printed as it goes. A long call with churn must return to its baseline.
 let churnSuite = BenchSuite(name: "churn", summary: "resident memory over 500 peers joining and leaving one call") {
     let mb = { (b: Int) in String(format: "%7.1f MB", Double(b) / 1_048_576) }
+    print("60 warm-up joins/leaves set the baseline; then 500 more, one in ten with a full ICE+DTLS+SRTP handshake")
     print("peers joined/left  RSS")
     let report = try CallChurn.run(warmup: 60, cycles: 500, handshakeEvery: 10, batch: 100) { done, rss in
         print(String(format: "%18d  ", done) + mb(rss))
