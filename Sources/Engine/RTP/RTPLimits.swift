@@ -6,7 +6,8 @@ public enum RTPLimits {
     /// The sender can only answer from its history (`SendHistory`, 512 packets by default): a number more than that
     /// far behind the newest is gone, so asking for more is pointless. Beyond it the oldest missing number is given
     /// up (the jitter buffer learns it and asks for a keyframe if a frame needed it). A single jump larger than this
-    /// is not NACKed at all (RFC 4585 §6.2.1 leaves the choice to the receiver): a keyframe is asked for instead.
+    /// is not NACKed at all: a keyframe is asked for instead (a generic NACK, RFC 4585 §6.2.1, names lost packets;
+    /// which of them a receiver asks for is its own choice).
     public static let maxMissingPackets = 500
 
     /// Retransmissions we send in answer to NACKs (RFC 4585 §6.2.1) are budgeted per interval, whatever RTT the peer's

@@ -179,7 +179,8 @@ public final class IceAgent {
         // §6.1.2.5: the checklist is full; keep the highest-priority pairs. The lowest-priority pair that is neither
         // being checked, valid, nominated nor in use gives its slot (indexes stay stable for the other tables).
         var victim: Int?
-        for i in pairs.indices where pairs[i].transaction == nil && !pairs[i].nominated && pairs[i].state != .succeeded
+        for i in pairs.indices where pairs[i].transaction == nil && !pairs[i].nominated && !pairs[i].nominateOnSuccess
+            && pairs[i].state != .succeeded
             && pairs[i].state != .inProgress && i != selectedPair && i != nominating {
             if victim.map({ pairs[i].priority < pairs[$0].priority }) ?? true { victim = i }
         }
