@@ -458,7 +458,7 @@ private final class CallEventLoop {
             peer.signalledCandidates.append(c.sdpLine)
             call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))
         case .stateChanged(let s, let cause):
-            peer.timeline.append(StateChange(at: seconds, state: s, cause: cause))
+            peer.timeline.appendBounded(StateChange(at: seconds, state: s, cause: cause))
             if s == .connected, peer.timeToConnected == nil { peer.timeToConnected = seconds - peer.createdAt }
             call.log("\(short(peer.id)): \(s.rawValue) (\(cause))")
             if s == .connected { retries[peer.id] = nil }

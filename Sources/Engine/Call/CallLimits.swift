@@ -19,4 +19,18 @@ public enum CallLimits {
     /// carries it, and each connection costs sockets, an ICE agent, a DTLS context and two decoders. A signaling
     /// server (or a peer) announcing more ids than this gets no connection for the extra ones (logged).
     public static let maxPeers = 64
+    /// State changes remembered per connection (`PeerSnapshot.timeline`). A peer can make its connection flap
+    /// (connected ↔ disconnected as consent lapses and returns, RFC 7675) for as long as the call lasts. The first
+    /// `timelineHead` changes (how it connected) and the latest ones are kept; those in between are dropped.
+    public static let timelineEntries = 64
+    public static let timelineHead = 16
+}
+
+extension Array where Element == StateChange {
+    /// Appends a state change to a connection's timeline, keeping the first `CallLimits.timelineHead` and the latest
+    /// ones: at most `CallLimits.timelineEntries`.
+    mutating func appendBounded(_ change: StateChange) {
+        append(change)
+        if count > CallLimits.timelineEntries { remove(at: CallLimits.timelineHead) }
+    }
 }

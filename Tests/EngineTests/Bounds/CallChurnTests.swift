@@ -47,6 +47,19 @@ import Testing
         #expect(call.droppedSignals == 20_000 - CallLimits.maxQueuedSignals)
     }
 
+    /// A connection flapping 10,000 times (connected ↔ disconnected): the timeline keeps how it connected and the
+    /// latest changes, `CallLimits.timelineEntries` in all.
+    @Test func aFlappingConnectionsTimelineIsBounded() {
+        var timeline: [StateChange] = []
+        for i in 0..<10_000 {
+            timeline.appendBounded(StateChange(at: Double(i), state: i == 0 ? .connecting : i % 2 == 1 ? .connected : .disconnected,
+                                               cause: "flap \(i)"))
+        }
+        #expect(timeline.count == CallLimits.timelineEntries)
+        #expect(timeline.first?.state == .connecting && timeline[1].cause == "flap 1")
+        #expect(timeline.last?.cause == "flap 9999")
+    }
+
     /// A server announcing 200 newcomers: the call opens `CallLimits.maxPeers` connections and no more; once they
     /// leave, nothing but the summaries stays.
     @Test(.timeLimit(.minutes(1)))
