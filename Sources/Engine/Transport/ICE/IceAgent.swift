@@ -445,7 +445,8 @@ public final class IceAgent {
     private func scheduleNomination(now: TransportTime) {
         guard let (best, due) = nominationPlan(now: now), due <= now else { return }
         nominating = best
-        sendCheck(best, useCandidate: true, purpose: .connectivity, now: now)
+        // At the transaction limit nothing is sent: nominate again at the next opportunity.
+        if !sendCheck(best, useCandidate: true, purpose: .connectivity, now: now) { nominating = nil }
         nextPacedCheck = now + config.ta
     }
 
@@ -503,13 +504,15 @@ public final class IceAgent {
 
     /// §7.2.4: a Binding request with USERNAME, PRIORITY, ICE-CONTROLLING/CONTROLLED, optional USE-CANDIDATE,
     /// MESSAGE-INTEGRITY keyed by the remote password, FINGERPRINT.
-    private func sendCheck(_ p: Int, useCandidate: Bool, purpose: PendingCheck.Purpose, now: TransportTime) {
-        guard let remote = remoteCredentials, let to = remotes[pairs[p].remote].transportAddress else { return }
+    /// False when nothing was sent (no credentials yet, or `TransportLimits.maxTransactions` outstanding).
+    @discardableResult
+    private func sendCheck(_ p: Int, useCandidate: Bool, purpose: PendingCheck.Purpose, now: TransportTime) -> Bool {
+        guard let remote = remoteCredentials, let to = remotes[pairs[p].remote].transportAddress else { return false }
         // A check replacing the pair's own transaction frees its slot; otherwise respect the bound.
         let replacing = purpose == .connectivity && pairs[p].transaction.map { transactions[$0] != nil } == true
         guard replacing || transactions.count < TransportLimits.maxTransactions else {
             deferredChecks += 1
-            return
+            return false
         }
         let tid = TransactionID.random(using: &rng)
         // §7.2.4: PRIORITY is the priority a peer-reflexive candidate from this base would get.
@@ -529,6 +532,7 @@ public final class IceAgent {
             if pairs[p].state != .succeeded { pairs[p].state = .inProgress }
         }
         out.transmits.append(Transmit(from: locals[pairs[p].local].base, to: to, bytes: bytes))
+        return true
     }
 
     private func deadline(now: TransportTime) -> TransportTime? {
