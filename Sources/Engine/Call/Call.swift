@@ -177,8 +177,8 @@ public final class Call: Sendable {
             if let i = s.closedOrder.firstIndex(of: id) { s.closedOrder.remove(at: i) }   // open again
         }
     }
-    /// A peer closed: its last snapshot stays (without audio) among the newest `CallLimits.closedPeerSummaries`.
     fileprivate func publish(openConnections: Int) { state.withLock { $0.openConnections = openConnections } }
+    /// A peer closed: its last snapshot stays (without audio) among the newest `CallLimits.closedPeerSummaries`.
     fileprivate func publishClosed(_ id: RemotePeerID, _ snapshot: PeerSnapshot) {
         state.withLock { s in
             s.peers[id] = PublishedPeer(snapshot: snapshot, recentSamples: [])
