@@ -24,4 +24,5 @@ let allSuites: [BenchSuite] = [
     rendererSuite,
     mediaSuite,
     rtpSuite,
+    churnSuite,
 ]

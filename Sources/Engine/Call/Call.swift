@@ -35,7 +35,9 @@ public final class Call: Sendable {
     /// The speaker (nil when `options.playback` is `.none`).
     let playback: CallPlayback?
     private let onSignal: @Sendable (CallSignalOut) -> Void
+    /// Signaling for the event thread, bounded by `CallLimits.maxQueuedSignals`.
     private let inbox = Mutex<[CallSignalIn]>([])
+    private let droppedSignalCount = Atomic<Int>(0)
     private let state = Mutex(Published())
     private let frames = Mutex<[RemotePeerID: VideoFrame]>([:])
     private let running = Atomic<Bool>(false)
@@ -52,6 +54,10 @@ public final class Call: Sendable {
     struct Published: Sendable {
         var you: RemotePeerID?
         var peers: [RemotePeerID: PublishedPeer] = [:]
+        /// Peers that left, oldest first; only the newest `CallLimits.closedPeerSummaries` stay in `peers`.
+        var closedOrder: [RemotePeerID] = []
+        /// Connections the event thread holds open.
+        var openConnections = 0
     }
 
     public init(options: Options, onSignal: @escaping @Sendable (CallSignalOut) -> Void) throws(EngineError) {
@@ -106,8 +112,33 @@ public final class Call: Sendable {
 
     /// A signaling message for the call; thread-safe.
     public func handle(_ signal: CallSignalIn) {
-        inbox.withLock { $0.append(signal) }
+        let queued = inbox.withLock { q in
+            guard q.count < CallLimits.maxQueuedSignals else { return false }
+            q.append(signal)
+            return true
+        }
+        guard queued else {
+            droppedSignalCount.add(1, ordering: .relaxed)
+            return
+        }
         Self.wake(wakeWrite)
+    }
+
+    /// Signaling messages dropped because `CallLimits.maxQueuedSignals` were already waiting.
+    public var droppedSignals: Int { droppedSignalCount.load(ordering: .relaxed) }
+
+    /// Peers known to the event thread right now (open connections), and the closed ones still summarised:
+    /// what the bounds keep (tests of join/leave churn read it).
+    public struct Retained: Sendable, Equatable {
+        public var openPeers: Int
+        public var closedSummaries: Int
+        public var queuedSignals: Int
+    }
+
+    public var retained: Retained {
+        let published = state.withLock { $0 }
+        return Retained(openPeers: published.openConnections, closedSummaries: published.closedOrder.count,
+                        queuedSignals: inbox.withLock { $0.count })
     }
 
     /// The call now. `analyseAudio` measures level and dominant frequency over the last ~0.5 s of each peer's
@@ -140,7 +171,22 @@ public final class Call: Sendable {
     fileprivate func send(_ signal: CallSignalOut) { onSignal(signal) }
     fileprivate func log(_ text: String) { options.log(String(format: "%8.3f ", elapsed) + text) }
     fileprivate func publish(you: RemotePeerID?) { state.withLock { $0.you = you } }
-    fileprivate func publish(_ id: RemotePeerID, _ peer: PublishedPeer) { state.withLock { $0.peers[id] = peer } }
+    fileprivate func publish(_ id: RemotePeerID, _ peer: PublishedPeer) {
+        state.withLock { s in
+            s.peers[id] = peer
+            if let i = s.closedOrder.firstIndex(of: id) { s.closedOrder.remove(at: i) }   // open again
+        }
+    }
+    fileprivate func publish(openConnections: Int) { state.withLock { $0.openConnections = openConnections } }
+    /// A peer closed: its last snapshot stays (without audio) among the newest `CallLimits.closedPeerSummaries`.
+    fileprivate func publishClosed(_ id: RemotePeerID, _ snapshot: PeerSnapshot) {
+        state.withLock { s in
+            s.peers[id] = PublishedPeer(snapshot: snapshot, recentSamples: [])
+            if let i = s.closedOrder.firstIndex(of: id) { s.closedOrder.remove(at: i) }
+            s.closedOrder.append(id)
+            while s.closedOrder.count > CallLimits.closedPeerSummaries { s.peers[s.closedOrder.removeFirst()] = nil }
+        }
+    }
     fileprivate func publish(frame: VideoFrame?, of id: RemotePeerID) { frames.withLock { $0[id] = frame } }
     fileprivate var originInstant: ContinuousClock.Instant { origin }
 }
@@ -173,8 +219,9 @@ private final class CallEventLoop {
     }
 
     let call: Call
+    /// Open connections only: a closed peer is released at once (connection with its ICE/DTLS/SRTP state, sockets,
+    /// decoders, last picture); what the report needs of it is its published summary (`CallLimits`).
     var peers: [RemotePeerID: Peer] = [:]
-    var closed: [RemotePeerID: Peer] = [:]
     /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
     var audioNotes: [String] = []
     var you: RemotePeerID?
@@ -329,6 +376,10 @@ private final class CallEventLoop {
     }
 
     func makePeer(_ id: RemotePeerID) -> Peer? {
+        guard peers[id] != nil || peers.count < CallLimits.maxPeers else {
+            call.log("\(short(id)): not connecting: \(CallLimits.maxPeers) peers already (CallLimits.maxPeers)")
+            return nil
+        }
         var sockets: [UdpSocket] = []
         for ip in hostAddresses() {
             do {
@@ -352,7 +403,7 @@ private final class CallEventLoop {
             let peer = Peer(id: id, connection: try PeerConnection(configuration: configuration), sockets: sockets,
                             media: try RemoteMedia(), createdAt: seconds)
             peers[id] = peer
-            closed[id] = nil
+            call.publish(openConnections: peers.count)
             if let server = call.options.stunServer {
                 peer.gatherer = ServerReflexiveGatherer(server: server, bases: sockets.map(\.localAddress))
             }
@@ -381,10 +432,10 @@ private final class CallEventLoop {
     func closePeer(_ id: RemotePeerID, cause: String) {
         if !cause.hasPrefix("failed") { retries[id] = nil }
         guard let peer = peers.removeValue(forKey: id) else { return }
+        call.publish(openConnections: peers.count)
         call.log("\(short(id)): closing (\(cause))")
         feed(peer, .command(.close))
-        publish(peer)
-        closed[id] = peer
+        call.publishClosed(id, snapshot(of: peer))
         call.publish(frame: nil, of: id)   // a closed connection has no picture to show
         call.playback?.remove(id)           // nor any sound
         peer.sockets = [:]   // closes them
@@ -425,7 +476,7 @@ private final class CallEventLoop {
             peer.signalledCandidates.append(c.sdpLine)
             call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))
         case .stateChanged(let s, let cause):
-            peer.timeline.append(StateChange(at: seconds, state: s, cause: cause))
+            peer.timeline.appendBounded(StateChange(at: seconds, state: s, cause: cause))
             if s == .connected, peer.timeToConnected == nil { peer.timeToConnected = seconds - peer.createdAt }
             call.log("\(short(peer.id)): \(s.rawValue) (\(cause))")
             if s == .connected { retries[peer.id] = nil }
@@ -484,10 +535,13 @@ private final class CallEventLoop {
     }
 
     func publish(_ peer: Peer) {
-        let snapshot = PeerSnapshot(role: peer.connection.role, createdAt: peer.createdAt, timeline: peer.timeline,
+        call.publish(peer.id, Call.PublishedPeer(snapshot: snapshot(of: peer), recentSamples: peer.samples))
+    }
+
+    func snapshot(of peer: Peer) -> PeerSnapshot {
+        PeerSnapshot(role: peer.connection.role, createdAt: peer.createdAt, timeline: peer.timeline,
                                     timeToConnected: peer.timeToConnected, localCandidates: peer.signalledCandidates,
                                     transport: peer.connection.stats(now: now),
                                     video: peer.media.video, audio: peer.media.audio)
-        call.publish(peer.id, Call.PublishedPeer(snapshot: snapshot, recentSamples: peer.samples))
     }
 }

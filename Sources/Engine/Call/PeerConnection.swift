@@ -23,6 +23,10 @@ public final class PeerConnection {
     private var describing = false
     private var pendingRemoteCandidates: [IceCandidate] = []
     private var remoteCandidateAddresses = Set<TransportAddress>()
+    /// Remote candidates ignored because `CallLimits.maxRemoteCandidates` were already taken (pending or added).
+    public private(set) var droppedRemoteCandidates = 0
+    /// Candidates waiting for the remote description (tests check the bound).
+    var pendingRemoteCandidateCount: Int { pendingRemoteCandidates.count }
     private var transportDeadline: TransportTime?
     private var maintenanceAt: TransportTime?
 
@@ -143,7 +147,13 @@ public final class PeerConnection {
             do throws(EngineError) { try candidate.checkRemoteLimits() } catch {
                 return warn("remote candidate refused: \(error)")
             }
-            if remoteDescription == nil { pendingRemoteCandidates.append(candidate) } else { addRemote(candidate, now: now) }
+            if remoteDescription == nil {
+                // Candidates before the description wait for it, up to the bound (CallLimits.maxRemoteCandidates).
+                guard pendingRemoteCandidates.count < CallLimits.maxRemoteCandidates else { droppedRemoteCandidates += 1; return }
+                pendingRemoteCandidates.append(candidate)
+            } else {
+                addRemote(candidate, now: now)
+            }
         case .sendVideo(let frame):
             guard transport?.isSecure == true, video?.send == true, videoSend != nil else { return }
             // The shared encoder may still emit delta frames made before this peer connected: they cannot be decoded
@@ -294,7 +304,9 @@ public final class PeerConnection {
         // Chrome's `<uuid>.local` names are not resolved: peer-reflexive candidates cover them (webrtc-interop.md §1).
         guard let ip = candidate.address.ip, candidate.transport == "udp", candidate.component == 1,
               configuration.acceptRemoteAddress(ip), let address = candidate.transportAddress,
-              remoteCandidateAddresses.insert(address).inserted else { return }
+              !remoteCandidateAddresses.contains(address) else { return }
+        guard remoteCandidateAddresses.count < CallLimits.maxRemoteCandidates else { droppedRemoteCandidates += 1; return }
+        remoteCandidateAddresses.insert(address)
         feedTransport(.command(.addRemoteCandidate(candidate)), now: now)
     }
 

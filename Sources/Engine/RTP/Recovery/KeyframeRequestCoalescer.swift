@@ -9,6 +9,8 @@ public struct KeyframeRequestCoalescer: Sendable {
     private var pending = false
     private var lastKeyframe: TransportTime?
     private var answeredFIR: [SSRC: UInt8] = [:]
+    /// FIR senders remembered (tests check the bound).
+    var firSenderCount: Int { answeredFIR.count }
     public private(set) var requestsReceived = 0
     public private(set) var keyframesForced = 0
 
@@ -22,6 +24,9 @@ public struct KeyframeRequestCoalescer: Sendable {
 
     public mutating func fullIntraRequest(from sender: SSRC, sequenceNumber: UInt8, now: TransportTime) {
         if answeredFIR[sender] == sequenceNumber { requestsReceived += 1; return }
+        // Bounded by `RTPLimits.maxRemoteSSRCs` senders: the FIR's sender SSRC is whatever the peer writes. A full
+        // table is forgotten; the worst case is one repeated FIR answered again, still coalesced by `window`.
+        if answeredFIR[sender] == nil, answeredFIR.count >= RTPLimits.maxRemoteSSRCs { answeredFIR.removeAll() }
         answeredFIR[sender] = sequenceNumber
         pictureLoss(now: now)
     }

@@ -6,16 +6,36 @@
 /// 2. otherwise a known SSRC (from `a=ssrc` or an earlier latch) decides;
 /// 3. otherwise a payload type used by exactly one m-line decides, and the SSRC is latched;
 /// 4. otherwise the packet cannot be routed (nil) and is dropped by the caller.
+///
+/// Bounded: at most `maxSSRCs` (`RTPLimits.maxRemoteSSRCs`) SSRCs are remembered, announced ones included; a
+/// packet from a further SSRC is not routed (dropped) and counted in `droppedUnknownSSRC`, so a peer cycling through
+/// SSRCs cannot grow this table or anything keyed by SSRC behind it.
 public struct RTPStreamRouter: Sendable {
     public var extensions: RTPHeaderExtensionMap
+    public let maxSSRCs: Int
     private var bySSRC: [SSRC: Mid] = [:]
+    /// Packets dropped because their SSRC would exceed `maxSSRCs`.
+    public private(set) var droppedUnknownSSRC = 0
     private var byPayloadType: [PayloadType: Mid] = [:]
     private var ambiguousPayloadTypes: Set<PayloadType> = []
 
-    public init(extensions: RTPHeaderExtensionMap = RTPHeaderExtensionMap()) { self.extensions = extensions }
+    public init(extensions: RTPHeaderExtensionMap = RTPHeaderExtensionMap(), maxSSRCs: Int = RTPLimits.maxRemoteSSRCs) {
+        self.extensions = extensions
+        self.maxSSRCs = maxSSRCs
+    }
+
+    /// The number of SSRCs remembered (at most `maxSSRCs`).
+    public var ssrcCount: Int { bySSRC.count }
+
+    /// Latches `ssrc` to `mid` if the table has room for it (or already knows it).
+    private mutating func latch(_ ssrc: SSRC, _ mid: Mid) -> Bool {
+        guard bySSRC[ssrc] != nil || bySSRC.count < maxSSRCs else { return false }
+        bySSRC[ssrc] = mid
+        return true
+    }
 
     /// An SSRC the remote description announced for `mid` (`a=ssrc`).
-    public mutating func expect(ssrc: SSRC, mid: Mid) { bySSRC[ssrc] = mid }
+    public mutating func expect(ssrc: SSRC, mid: Mid) { _ = latch(ssrc, mid) }
 
     /// The payload types negotiated on `mid`; a type shared by two m-lines routes nothing.
     public mutating func expect(payloadTypes: [PayloadType], mid: Mid) {
@@ -30,16 +50,17 @@ public struct RTPStreamRouter: Sendable {
     }
 
     public mutating func route(_ packet: RTPPacket) -> Mid? {
-        if let mid = extensions.mid(of: packet) {
-            bySSRC[packet.ssrc] = mid
+        if let mid = bySSRC[packet.ssrc] {
+            // A MID extension re-latches a known SSRC (its section may change with renegotiation).
+            if let named = extensions.mid(of: packet) { bySSRC[packet.ssrc] = named; return named }
             return mid
         }
-        if let mid = bySSRC[packet.ssrc] { return mid }
-        if let mid = byPayloadType[packet.payloadType] {
-            bySSRC[packet.ssrc] = mid
-            return mid
+        guard let mid = extensions.mid(of: packet) ?? byPayloadType[packet.payloadType] else { return nil }
+        guard latch(packet.ssrc, mid) else {
+            droppedUnknownSSRC += 1
+            return nil
         }
-        return nil
+        return mid
     }
 
     /// The MID an SSRC has been routed to, if any (for RTCP about that source).

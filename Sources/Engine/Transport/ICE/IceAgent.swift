@@ -7,6 +7,11 @@
 /// Documented limits: UDP only; remote `.local` (mDNS) candidates are ignored rather than resolved — the peer's
 /// checks still reach us and become peer-reflexive candidates (RFC 8445 §7.3.1.3), which is how libdatachannel#1285
 /// reports Chrome connecting; server-reflexive/relay gathering (STUN/TURN servers) is not done.
+///
+/// Bounded (`TransportLimits`): at most `maxRemoteCandidates` signalled remote candidates (+ a few peer-reflexive
+/// ones), `maxCandidatePairs` pairs (RFC 8445 §6.1.2.5) and `maxTransactions` outstanding checks; duplicates are
+/// found by hash lookups, so every step costs at most a pass over the bounded checklist, however many candidates
+/// the peer trickles.
 public final class IceAgent {
     public private(set) var config: IceAgentConfig
     public private(set) var state: IceConnectionState = .new
@@ -25,7 +30,15 @@ public final class IceAgent {
     private(set) var locals: [LocalCandidate] = []
     private(set) var remotes: [IceCandidate] = []
     private(set) var pairs: [CandidatePair] = []
+    /// Index of each remote candidate by address, and of each pair by (local, remote) index: O(1) duplicate checks.
+    private var remoteByAddress: [TransportAddress: Int] = [:]
+    private var pairByEnds: [Int: Int] = [:]
+    private var signalledRemotes = 0
+    private var reflexiveRemotes = 0
     private var transactions: [TransactionID: PendingCheck] = [:]
+    /// No transaction retransmits before this (a lower bound: answered ones may have left; nil: none pending), so a
+    /// step that has nothing to retransmit does not scan them all.
+    private var earliestRetransmit: TransportTime?
     /// §6.1.4.1 triggered-check queue (pair indexes), served before ordinary checks.
     private var triggered: [Int] = []
     private var nextPacedCheck: TransportTime?
@@ -41,6 +54,16 @@ public final class IceAgent {
     private var out = IceOutput()
     /// Remote `.local` candidates dropped, for diagnostics.
     public private(set) var ignoredMdnsCandidates = 0
+    /// Remote candidates ignored because `TransportLimits.maxRemoteCandidates` were already known.
+    public private(set) var droppedRemoteCandidates = 0
+    /// Pairs not formed because the checklist was full of better ones (`TransportLimits.maxCandidatePairs`).
+    public private(set) var droppedPairs = 0
+    /// Checks not sent because `TransportLimits.maxTransactions` were outstanding.
+    public private(set) var deferredChecks = 0
+    /// Sizes of the bounded tables (tests and diagnostics).
+    public var remoteCandidateCount: Int { remotes.count }
+    public var pairCount: Int { pairs.count }
+    public var transactionCount: Int { transactions.count }
 
     public init(config: IceAgentConfig) {
         self.config = config
@@ -78,7 +101,8 @@ public final class IceAgent {
     private func apply(_ command: IceCommand, now: TransportTime) {
         switch command {
         case .addLocalHost(let address):
-            guard !locals.contains(where: { $0.base == address }) else { return }
+            // Our own interfaces, not remote input; fewer than 256 keeps `pairKey` unique (and local preferences > 0).
+            guard !locals.contains(where: { $0.base == address }), locals.count < 255 else { return }
             // §5.1.2.1: local preference distinguishes interfaces; earlier-added (preferred) ones rank higher,
             // and IPv6 above IPv4 as RFC 8421 suggests.
             let localPreference = UInt32(max(0, 65535 - 256 * locals.count - (address.ip.isIPv4 ? 128 : 0)))
@@ -109,7 +133,7 @@ public final class IceAgent {
             ignoredMdnsCandidates += 1
             return nil
         }
-        if let existing = remotes.firstIndex(where: { $0.transportAddress == address }) {
+        if let existing = remoteByAddress[address] {
             // §7.3.1.3: a signalled candidate replaces the peer-reflexive one learned for the same address.
             if remotes[existing].kind == .prflx && candidate.kind != .prflx {
                 remotes[existing] = candidate
@@ -119,7 +143,15 @@ public final class IceAgent {
             }
             return existing
         }
+        if candidate.kind == .prflx {
+            guard reflexiveRemotes < TransportLimits.maxPeerReflexiveCandidates else { droppedRemoteCandidates += 1; return nil }
+            reflexiveRemotes += 1
+        } else {
+            guard signalledRemotes < TransportLimits.maxRemoteCandidates else { droppedRemoteCandidates += 1; return nil }
+            signalledRemotes += 1
+        }
         remotes.append(candidate)
+        remoteByAddress[address] = remotes.count - 1
         for l in locals.indices { addPair(local: l, remote: remotes.count - 1) }
         return remotes.count - 1
     }
@@ -132,15 +164,39 @@ public final class IceAgent {
         // normally just fail, slowly. A peer-reflexive one is different: its check already arrived on that socket
         // (Linux delivers 192.0.2.2 → 127.0.0.1), and Chromium may nominate exactly that pair.
         guard remoteAddress.ip.isLoopback == locals[l].base.ip.isLoopback || remotes[r].kind == .prflx else { return nil }
-        if let existing = pairs.firstIndex(where: { $0.local == l && $0.remote == r }) { return existing }
+        let key = Self.pairKey(local: l, remote: r)
+        if let existing = pairByEnds[key] { return existing }
         var pair = CandidatePair(local: l, remote: r,
                                  foundation: locals[l].candidate.foundation + ":" + remotes[r].foundation,
                                  priority: pairPriority(local: l, remote: r))
         // §6.1.2.6: the first pair of each foundation starts Waiting, the rest Frozen.
         if !pairs.contains(where: { $0.foundation == pair.foundation && $0.state != .frozen }) { pair.state = .waiting }
-        pairs.append(pair)
-        return pairs.count - 1
+        guard pairs.count >= TransportLimits.maxCandidatePairs else {
+            pairs.append(pair)
+            pairByEnds[key] = pairs.count - 1
+            return pairs.count - 1
+        }
+        // §6.1.2.5: the checklist is full; keep the highest-priority pairs. The lowest-priority pair that is neither
+        // being checked, valid, nominated nor in use gives its slot (indexes stay stable for the other tables).
+        var victim: Int?
+        for i in pairs.indices where pairs[i].transaction == nil && !pairs[i].nominated && !pairs[i].nominateOnSuccess
+            && pairs[i].state != .succeeded
+            && pairs[i].state != .inProgress && i != selectedPair && i != nominating {
+            if victim.map({ pairs[i].priority < pairs[$0].priority }) ?? true { victim = i }
+        }
+        guard let v = victim, pairs[v].priority < pair.priority else {
+            droppedPairs += 1
+            return nil
+        }
+        droppedPairs += 1
+        pairByEnds[Self.pairKey(local: pairs[v].local, remote: pairs[v].remote)] = nil
+        pairs[v] = pair
+        pairByEnds[key] = v
+        return v
     }
+
+    /// Local candidates are few (one per host address): `remote * 256 + local` is unique for fewer than 256 of them.
+    private static func pairKey(local l: Int, remote r: Int) -> Int { r &* 256 &+ l }
 
     private func pairPriority(local l: Int, remote r: Int) -> UInt64 {
         let lp = locals[l].candidate.priority, rp = remotes[r].priority
@@ -222,7 +278,7 @@ public final class IceAgent {
 
         // §7.3.1.3: an unknown source address is a peer-reflexive candidate with the PRIORITY from the request.
         let r: Int
-        if let known = remotes.firstIndex(where: { $0.transportAddress == from }) {
+        if let known = remoteByAddress[from] {
             r = known
         } else {
             let prflx = IceCandidate(foundation: "prflx\(rng.next() % 1_000_000_000)", priority: peerPriority,
@@ -364,6 +420,8 @@ public final class IceAgent {
     }
 
     private func retransmit(now: TransportTime) {
+        guard let earliest = earliestRetransmit, earliest <= now else { return }
+        defer { earliestRetransmit = transactions.values.lazy.map(\.nextRetransmit).min() }
         for (tid, check) in transactions where check.nextRetransmit <= now {
             if check.transmissions >= (check.purpose == .consent ? 5 : config.maxTransmissions) {
                 transactions[tid] = nil
@@ -390,7 +448,8 @@ public final class IceAgent {
     private func scheduleNomination(now: TransportTime) {
         guard let (best, due) = nominationPlan(now: now), due <= now else { return }
         nominating = best
-        sendCheck(best, useCandidate: true, purpose: .connectivity, now: now)
+        // At the transaction limit nothing is sent: nominate again at the next opportunity.
+        if !sendCheck(best, useCandidate: true, purpose: .connectivity, now: now) { nominating = nil }
         nextPacedCheck = now + config.ta
     }
 
@@ -448,8 +507,16 @@ public final class IceAgent {
 
     /// §7.2.4: a Binding request with USERNAME, PRIORITY, ICE-CONTROLLING/CONTROLLED, optional USE-CANDIDATE,
     /// MESSAGE-INTEGRITY keyed by the remote password, FINGERPRINT.
-    private func sendCheck(_ p: Int, useCandidate: Bool, purpose: PendingCheck.Purpose, now: TransportTime) {
-        guard let remote = remoteCredentials, let to = remotes[pairs[p].remote].transportAddress else { return }
+    /// False when nothing was sent (no credentials yet, or `TransportLimits.maxTransactions` outstanding).
+    @discardableResult
+    private func sendCheck(_ p: Int, useCandidate: Bool, purpose: PendingCheck.Purpose, now: TransportTime) -> Bool {
+        guard let remote = remoteCredentials, let to = remotes[pairs[p].remote].transportAddress else { return false }
+        // A check replacing the pair's own transaction frees its slot; otherwise respect the bound.
+        let replacing = purpose == .connectivity && pairs[p].transaction.map { transactions[$0] != nil } == true
+        guard replacing || transactions.count < TransportLimits.maxTransactions else {
+            deferredChecks += 1
+            return false
+        }
         let tid = TransactionID.random(using: &rng)
         // §7.2.4: PRIORITY is the priority a peer-reflexive candidate from this base would get.
         let prflxPriority = CandidatePriority.candidate(kind: .prflx, localPreference: (locals[pairs[p].local].candidate.priority >> 8) & 0xFFFF)
@@ -463,21 +530,23 @@ public final class IceAgent {
             .encode(integrityKey: StunIntegrity.shortTermKey(password: remote.pwd), fingerprint: true) else {
             pairs[p].state = .failed
             if nominating == p { nominating = nil }
-            return
+            return false
         }
         transactions[tid] = PendingCheck(pair: p, purpose: purpose, useCandidate: useCandidate && role == .controlling, role: role,
                                          bytes: bytes, transmissions: 1, rto: config.initialRTO,
                                          nextRetransmit: now + config.initialRTO, firstSentAt: now)
+        earliestRetransmit = min(earliestRetransmit ?? (now + config.initialRTO), now + config.initialRTO)
         if purpose == .connectivity {
             if let old = pairs[p].transaction { transactions[old] = nil }
             pairs[p].transaction = tid
             if pairs[p].state != .succeeded { pairs[p].state = .inProgress }
         }
         out.transmits.append(Transmit(from: locals[pairs[p].local].base, to: to, bytes: bytes))
+        return true
     }
 
     private func deadline(now: TransportTime) -> TransportTime? {
-        var candidates: [TransportTime] = transactions.values.map(\.nextRetransmit)
+        var candidates: [TransportTime] = transactions.isEmpty ? [] : earliestRetransmit.map { [$0] } ?? []
         if state == .checking || state == .new {
             let hasWork = !triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen }
             if hasWork && remoteCredentials != nil { candidates.append(max(now, nextPacedCheck ?? now)) }

@@ -3,6 +3,12 @@ import CSRTP
 /// SRTP and SRTCP protection for one DTLS-SRTP association through libsrtp2 (RFC 3711, RFC 7714): an outbound
 /// session keyed with our master key and an inbound one keyed with the peer's, each with libsrtp's replay
 /// protection (RFC 3711 §3.3.2).
+///
+/// The inbound session is keyed for `ssrc_any_inbound`: libsrtp authenticates a packet from an SSRC it has no stream
+/// for with the session's template and, once it authenticates, clones a stream (a crypto context per SSRC, RFC 3711
+/// §3.2.3) for that SSRC that lives as long as the session. Only the keyed peer can add streams, but one per SSRC it
+/// makes up: `TransportSession` therefore drops packets from new SSRCs before `unprotect` once
+/// `TransportLimits.maxInboundSRTPStreams` have streams.
 public final class SrtpContext {
     private let outbound: OpaquePointer
     private let inbound: OpaquePointer

@@ -52,6 +52,10 @@ public final class TransportSession {
     public let certificate: DtlsCertificate
     public private(set) var dtls: DtlsEndpoint?
     private var srtp: SrtpContext?
+    /// Remote SSRCs that libsrtp holds an inbound stream for (one per SSRC that authenticated; see `TransportLimits`).
+    private var inboundSSRCs = Set<UInt32>()
+    /// The number of inbound SRTP streams (bounded by `TransportLimits.maxInboundSRTPStreams`).
+    public var inboundStreamCount: Int { inboundSSRCs.count }
     private var dtlsDeadline: TransportTime?
     /// Where the last DTLS datagram came from: the answer goes there while ICE has not selected a pair yet.
     private var dtlsPeer: (local: TransportAddress, remote: TransportAddress)?
@@ -73,6 +77,9 @@ public final class TransportSession {
         /// received, as a plain NACK retransmission of a packet that was only late, or a duplicate
         /// from the network. Harmless, so counted apart from authentication failures.
         public var replayedPackets = 0
+        /// SRTP/SRTCP packets from a new SSRC dropped unread because `TransportLimits.maxInboundSRTPStreams` SSRCs
+        /// already have libsrtp streams.
+        public var unknownSSRCDropped = 0
     }
 
     private var counters = Stats(iceState: .new)
@@ -157,8 +164,19 @@ public final class TransportSession {
         case .rtp, .rtcp:
             guard let srtp else { return }
             let isRTCP = PacketClass(bytes) == .rtcp
+            // The SSRC libsrtp keys its stream by: RTP header bytes 8-11 (RFC 3550 §5.1), the RTCP sender's at 4-7
+            // (§6.4.1). A packet too short to hold it fails in libsrtp anyway.
+            let at = isRTCP ? 4 : 8
+            guard bytes.count >= at + 4 else { counters.rejectedPackets += 1; return }
+            let ssrc = UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+            // Full table: a new SSRC is dropped before libsrtp can clone a stream for it.
+            guard inboundSSRCs.contains(ssrc) || inboundSSRCs.count < TransportLimits.maxInboundSRTPStreams else {
+                counters.unknownSSRCDropped += 1
+                return
+            }
             do {
                 let clear = isRTCP ? try srtp.unprotectRTCP(bytes) : try srtp.unprotectRTP(bytes)
+                inboundSSRCs.insert(ssrc)
                 counters.packetsReceived += 1
                 counters.bytesReceived += bytes.count
                 out.events.append(isRTCP ? .rtcp(clear) : .rtp(clear))

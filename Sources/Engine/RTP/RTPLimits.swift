@@ -1,0 +1,28 @@
+/// Every resource of the RTP layer that grows with what a remote peer sends, and its bound, in one place.
+/// README "Bounds" lists them with the other layers'. Each is enforced where the resource lives (named below);
+/// beyond a bound the input is dropped or the oldest state evicted, never an unbounded allocation.
+public enum RTPLimits {
+    /// Sequence numbers a receive stream asks for (NACK) at once, in total over all gaps (`NackGenerator`).
+    /// The sender can only answer from its history (`SendHistory`, 512 packets by default): a number more than that
+    /// far behind the newest is gone, so asking for more is pointless. Beyond it the oldest missing number is given
+    /// up (the jitter buffer learns it and asks for a keyframe if a frame needed it). A single jump larger than this
+    /// is not NACKed at all: a keyframe is asked for instead (a generic NACK, RFC 4585 §6.2.1, names lost packets;
+    /// which of them a receiver asks for is its own choice).
+    public static let maxMissingPackets = 500
+
+    /// Retransmissions we send in answer to NACKs (RFC 4585 §6.2.1) are budgeted per interval, whatever RTT the peer's
+    /// reports imply and however often it asks: a peer that NACKs everything with a tiny RTT gets at most the budget.
+    public static let retransmissionInterval: Duration = .milliseconds(100)
+    /// Bytes per `retransmissionInterval` always allowed: ten full 1200-byte packets (about 1 Mbit/s), enough to
+    /// repair the loss of a whole keyframe burst at the start of a call.
+    public static let retransmissionFloorBytes = 12_000
+    /// On top of the floor, retransmissions may use this share of the media bytes sent over the last second (spread
+    /// per interval): at most half again the media rate, so a NACK storm cannot multiply our upload.
+    public static let retransmissionShareOfSendRate = 0.5
+    /// One packet is resent at most once per this, even when the peer's reports claim an RTT near zero.
+    public static let minRetransmissionSpacing: Duration = .milliseconds(10)
+
+    /// Remote SSRCs one peer connection routes (`RTPStreamRouter`): audio, video, their RTX (RFC 4588) and FEC
+    /// streams, and a few restarts. Packets from further SSRCs are dropped before they reach any per-SSRC state.
+    public static let maxRemoteSSRCs = 8
+}
