@@ -70,6 +70,18 @@ public final class IceAgent {
         return out
     }
 
+    /// Whether (`local` base, `remote` address) is a valid pair: one of our connectivity checks on it succeeded
+    /// (RFC 8445 §7.2.5.3.2: "the agent constructs a candidate pair ... and adds it to the valid list"). Only such
+    /// a 5-tuple has shown that the peer holding our ICE password answers there, so only its traffic is believed.
+    public func isValidPair(local: TransportAddress, remote: TransportAddress) -> Bool {
+        pairs.contains { $0.state == .succeeded && locals[$0.local].base == local && remotes[$0.remote].transportAddress == remote }
+    }
+
+    /// Whether `address` is a remote candidate we know (signalled, or peer-reflexive from an authenticated check).
+    public func isRemoteCandidate(_ address: TransportAddress) -> Bool {
+        remotes.contains { $0.transportAddress == address }
+    }
+
     /// RFC 7983: ICE owns datagrams whose first byte is 0-3 (STUN); callers may use this before `handle`.
     public static func isStun(_ bytes: [UInt8]) -> Bool { StunMessage.looksLikeStun(bytes) }
 
