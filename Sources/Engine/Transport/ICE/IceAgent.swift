@@ -316,8 +316,14 @@ public final class IceAgent {
     private func nominate(_ p: Int, now: TransportTime) {
         pairs[p].nominated = true
         if nominating == p { nominating = nil }
-        // §8.1.1: the highest-priority nominated valid pair is selected.
-        if let current = selectedPair, pairs[current].priority >= pairs[p].priority { return }
+        if let current = selectedPair {
+            if current == p { return }
+            // §8.1.1: the highest-priority nominated valid pair is selected. The controlled agent follows the
+            // controlling agent's latest nomination instead: that agent decides (§6.1.1), its priorities differ from
+            // ours when a candidate is peer-reflexive on one side only (§7.3.1.3), and it sends media on the pair it
+            // chose (Chromium switches to a pair it nominates later), which only the selected pair is believed from.
+            if role == .controlling && pairs[current].priority >= pairs[p].priority { return }
+        }
         selectedPair = p
         let pair = pairs[p]
         let chosen = SelectedPair(local: locals[pair.local].candidate, localBase: locals[pair.local].base,
@@ -369,6 +375,22 @@ public final class IceAgent {
             }
         } else {
             consent(now: now)
+            sendTriggeredCheck(now: now)
+        }
+    }
+
+    /// §7.3.1.4 after a selection: a check from the peer on another pair still triggers ours, paced by Ta, so that a
+    /// pair the controlling agent moves to (and nominates) becomes valid on our side too.
+    private func sendTriggeredCheck(now: TransportTime) {
+        guard remoteCredentials != nil, state == .connected || state == .disconnected, !triggered.isEmpty else { return }
+        if let next = nextPacedCheck, now < next { return }
+        nextPacedCheck = now + config.ta
+        while !triggered.isEmpty {
+            let p = triggered.removeFirst()
+            if pairs[p].state == .waiting {
+                sendCheck(p, useCandidate: false, purpose: .connectivity, now: now)
+                return
+            }
         }
     }
 
@@ -485,6 +507,9 @@ public final class IceAgent {
             if hasWork && remoteCredentials != nil { candidates.append(max(now, nextPacedCheck ?? now)) }
             if let started = checkingStartedAt { candidates.append(started + config.checkingTimeout) }
             if let (_, due) = nominationPlan(now: now) { candidates.append(max(now, due)) }
+        }
+        if selectedPair != nil, state == .connected || state == .disconnected, !triggered.isEmpty {
+            candidates.append(max(now, nextPacedCheck ?? now))
         }
         if selectedPair != nil, state == .connected || state == .disconnected, let last = lastConsentResponse {
             if let next = nextConsentCheck { candidates.append(next) }
