@@ -12,6 +12,6 @@
 //               sessions (system trust, insecure, or pinned SHA-256), TLS byte stream.
 // - Server/     `SignalingServer` + `ServerEventLoop`: one epoll(7) thread driving the cores, with
 //               bounded buffers, handshake/idle/close timeouts and a thread-safe stop.
-// - Client/     `WebSocketClient` (ws/wss, reader thread) and the typed `SkyRTCClient` used by
+// - Client/     `WebSocketClient` (ws/wss, one I/O thread, queued sends) and the typed `SkyRTCClient` used by
 //               `conftui bot` and `conftui join`.
 // BrowserPage.swift holds the page served at `GET /` (written by the browser-page owner).

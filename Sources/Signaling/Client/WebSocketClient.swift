@@ -32,7 +32,7 @@ public final class WebSocketClient: Sendable {
     public let url: WebSocketURL
     private let session: WebSocketClientSession
 
-    /// Connects, performs the opening handshake (§4.1) and starts the reader thread.
+    /// Connects, performs the opening handshake (§4.1) and starts the I/O thread.
     public init(url text: String, options: WebSocketClientOptions = .init()) throws(SignalingError) {
         let url = try WebSocketURL(text)
         self.url = url
