@@ -11,10 +11,15 @@
 /// 3. trim spaces at both ends and keep at most `maxCharacters` grapheme clusters (never cutting inside one).
 public enum SafeText {
     public static func clean(_ raw: String, maxCharacters: Int = 32) -> String {
+        String(stripped(raw).trimmingSpaces.prefix(maxCharacters)).trimmingSpaces
+    }
+
+    /// Rules 1 and 2 only: every scalar that could steer a terminal removed, nothing trimmed or cut.
+    public static func stripped(_ raw: String) -> String {
+        guard raw.unicodeScalars.contains(where: isStripped) else { return raw }
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: raw.unicodeScalars.lazy.filter { !isStripped($0) })
-        let kept = String(String(scalars).trimmingSpaces.prefix(maxCharacters))
-        return kept.trimmingSpaces
+        return String(scalars)
     }
 
     static func isStripped(_ s: Unicode.Scalar) -> Bool {

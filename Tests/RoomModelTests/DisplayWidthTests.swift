@@ -65,6 +65,9 @@ import Testing
             }
         }
         #expect(p.displayName == "[2J]0;pw")   // what is left of it: printable, 8 characters
+        // What the screen draws through curses (server errors, close reasons) loses the same characters, uncut.
+        #expect(SafeText.stripped("server: \u{1B}[2Jbad\u{9B}1m \u{202E}room  ") == "server: [2Jbad1m room  ")
+        #expect(SafeText.stripped("👩\u{200D}💻 山田") == "👩\u{200D}💻 山田")
         // An id with nothing printable still shows something.
         #expect(ParticipantID("\u{1B}\u{9B}\u{202E}").short == "peer")
         // Names keep the joiners emoji need.

@@ -80,7 +80,9 @@ final class Curses {
         let (cols, rows) = size
         guard y >= 0, y < rows, x < cols, maxWidth > 0 else { return }
         var start = x
-        var shown = Substring(text)
+        // Whatever the text is (a server's error, a close reason, a name), no control or format character reaches
+        // the terminal through here (`SafeText`).
+        var shown = Substring(SafeText.stripped(text))
         // Columns, not scalars (`DisplayWidth`): a wide character takes two cells, a combining mark none, and a
         // cut never falls inside a character.
         while start < 0, let first = shown.first {
