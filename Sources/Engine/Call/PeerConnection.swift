@@ -448,6 +448,7 @@ public final class PeerConnection {
         s.videoPacketsReceived = videoPacketsReceived
         s.audioPacketsReceived = audioPacketsReceived
         s.srtpRejected = transport?.rejectedPackets ?? 0
+        s.offPathPackets = transport?.stats.offPathPackets ?? 0
         s.mediaGaps = mediaGaps
         s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
         if videoSend != nil {

@@ -129,6 +129,8 @@ extension PeerConnection {
         public var plisSent = 0
         public var keyframeRequestsReceived = 0
         public var srtpRejected = 0
+        /// DTLS/SRTP datagrams dropped for coming from a 5-tuple ICE has not validated, or not the selected one.
+        public var offPathPackets = 0
         /// Gaps of `MediaGap.threshold` or more between two media packets received, the latest last (at most
         /// `MediaGap.kept`): the receiver's view of a stall, whatever stalled (the network, the sender, us).
         public var mediaGaps: [MediaGap] = []
