@@ -70,9 +70,9 @@ public final class IceAgent {
         return out
     }
 
-    /// Whether (`local` base, `remote` address) is a valid pair: one of our connectivity checks on it succeeded
-    /// (RFC 8445 §7.2.5.3.2: "the agent constructs a candidate pair ... and adds it to the valid list"). Only such
-    /// a 5-tuple has shown that the peer holding our ICE password answers there, so only its traffic is believed.
+    /// Whether (`local` base, `remote` address) is a valid pair: one of our own connectivity checks on it succeeded
+    /// (RFC 8445 §7.2.5.3.2: the pair of a successful check "is called a valid pair"). Only such a 5-tuple has shown
+    /// that the peer holding the ICE password answers there, so only its DTLS and SRTP are believed.
     public func isValidPair(local: TransportAddress, remote: TransportAddress) -> Bool {
         pairs.contains { $0.state == .succeeded && locals[$0.local].base == local && remotes[$0.remote].transportAddress == remote }
     }
