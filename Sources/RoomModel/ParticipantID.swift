@@ -5,8 +5,12 @@ public struct ParticipantID: Hashable, Comparable, Sendable, Codable, CustomStri
     public let rawValue: String
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
-    /// A short form for labels: the first 8 characters of a UUID-like id.
-    public var short: String { String(rawValue.prefix(8)) }
+    /// A short form for labels: the first 8 characters of a UUID-like id, cleaned like a name (`SafeText`): the
+    /// id comes from the server and is shown when a peer gave no name, so it must not steer the terminal either.
+    public var short: String {
+        let cleaned = SafeText.clean(rawValue, maxCharacters: 8)
+        return cleaned.isEmpty ? "peer" : cleaned
+    }
     public var description: String { rawValue }
     public static func < (a: ParticipantID, b: ParticipantID) -> Bool { a.rawValue < b.rawValue }
 }

@@ -18,7 +18,9 @@ public struct Room: Sendable, Equatable {
 
     public init(roomName: String, localName: String? = nil, sourceName: String? = nil) {
         self.roomName = roomName
-        var me = Participant(id: ParticipantID("local"), isLocal: true, connection: .connecting, joinIndex: 0, name: localName)
+        let cleaned = localName.map(Room.sanitize)
+        var me = Participant(id: ParticipantID("local"), isLocal: true, connection: .connecting, joinIndex: 0,
+                             name: cleaned?.isEmpty == false ? cleaned : nil)
         me.sourceName = sourceName
         local = me
     }
@@ -147,21 +149,6 @@ public struct Room: Sendable, Equatable {
         return p == before ? .ignored("no change") : .changed
     }
 
-    /// Display names come from other people's clients: keep printable characters only, at most
-    /// 32, so a name can never inject escape sequences into the terminal.
-    public static func sanitize(_ name: String) -> String {
-        let kept = name.unicodeScalars.filter { s in
-            !(s.value < 0x20 || (s.value >= 0x7f && s.value < 0xa0) || s.properties.generalCategory == .format)
-        }
-        return String(String.UnicodeScalarView(kept.prefix(32))).trimmingCharacters(in: " ")
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Character) -> String {
-        var s = Substring(self)
-        while s.first == set { s.removeFirst() }
-        while s.last == set { s.removeLast() }
-        return String(s)
-    }
+    /// Display names come from other people's clients: see `SafeText` (at most 32 characters).
+    public static func sanitize(_ name: String) -> String { SafeText.clean(name) }
 }

@@ -14,6 +14,6 @@
 //               bounded buffers, handshake/idle/close timeouts and a thread-safe stop; the policy
 //               cores it consults (pure, time as an input): `OriginPolicy`, `ConnectionLimits`,
 //               `MessageRateLimit`/`TokenBucket`, `LogThrottle`, and `LogEscaping` for every log line.
-// - Client/     `WebSocketClient` (ws/wss, reader thread) and the typed `SkyRTCClient` used by
+// - Client/     `WebSocketClient` (ws/wss, one I/O thread, queued sends) and the typed `SkyRTCClient` used by
 //               `conftui bot` and `conftui join`.
 // BrowserPage.swift holds the page served at `GET /` (written by the browser-page owner).

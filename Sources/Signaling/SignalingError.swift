@@ -16,6 +16,8 @@ public enum SignalingError: Error, Equatable, CustomStringConvertible {
     case closedByPeer(code: UInt16, reason: String)
     /// Nothing arrived within the time asked for.
     case timeout
+    /// A send found the outgoing queue full (the peer stopped reading); the connection is failed.
+    case sendQueueFull(bytes: Int)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum SignalingError: Error, Equatable, CustomStringConvertible {
         case .badMessage(let code, let message): return "\(code.rawValue): \(message)"
         case .closedByPeer(let code, let reason): return "closed by peer (\(code)\(reason.isEmpty ? "" : ": " + reason))"
         case .timeout: return "timed out"
+        case .sendQueueFull(let bytes): return "send queue full (\(bytes) bytes unwritten): connection failed"
         }
     }
 }

@@ -147,7 +147,10 @@ import Glibc
             Issue.record("sink did not join")
             return
         }
-        let sender = try SkyRTCClient(url: server.webSocketURL)
+        // The sender floods faster than the server forwards: its client must queue it all rather than fail itself.
+        var roomy = WebSocketClientOptions()
+        roomy.maxQueuedBytes = 64 << 20
+        let sender = try SkyRTCClient(url: server.webSocketURL, options: roomy)
         #expect(try sender.join(room: "flood").peers.connections == [sinkPeers.you])
         // Forward ~100 KB candidates to the sink until the server gives up on it.
         let blob = String(repeating: "c", count: 100_000)

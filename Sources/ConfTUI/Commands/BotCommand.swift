@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import RoomModel
 import Signaling
 import Synchronization
 
@@ -37,8 +38,9 @@ let botCommand = Command(
         options.trickleOnly = args.has("trickle-only")
         options.media.toneHz = try args.double("tone", default: 440, range: 50...8000)
         let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .standardError
-        options.log = { log.write("bot \(name): " + $0) }
-        let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("bot \(name): " + $0) })
+        // Log lines carry what the network said (ids, server errors, close reasons) and usually go to a terminal.
+        options.log = { log.write("bot \(name): " + SafeText.stripped($0)) }
+        let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("bot \(name): " + SafeText.stripped($0)) })
         session.call.media.setMuted(args.has("muted"))
         session.call.media.setVideoEnabled(!args.has("no-video"))
         return try BotRun(session: session, name: name, log: log).run(duration: duration, reportPath: args.value("report"))
@@ -60,7 +62,7 @@ struct BotRun {
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
         let peers = try session.start()
-        let line = "conftui bot: joined \(session.roomShown) as \(peers.you.rawValue)\n"
+        let line = "conftui bot: joined \(session.roomShown) as \(SafeText.stripped(peers.you.rawValue))\n"
         _ = line.withCString { write(1, $0, strlen($0)) }
 
         let deadline = duration > 0 ? MediaPipeline.wallClock() + duration : Double.infinity

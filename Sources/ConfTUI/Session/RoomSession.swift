@@ -172,7 +172,9 @@ final class RoomSession: Sendable {
 
 /// The current signaling connection, shared by the reader thread (which replaces it on reconnect) and the call's
 /// event thread (which sends through it). Messages the call sends while no connection is up are dropped and logged:
-/// they belong to peer connections that the reconnect closes anyway.
+/// they belong to peer connections that the reconnect closes anyway. A send only queues (`WebSocketClient`), so a
+/// server that stops reading never holds up the event thread; when the queue is full the connection is failed, and
+/// the reader thread handles it as lost.
 final class SignalingLink: Sendable {
     private let client = Mutex<SkyRTCClient?>(nil)
     private let log: @Sendable (String) -> Void

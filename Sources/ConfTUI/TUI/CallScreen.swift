@@ -73,7 +73,7 @@ struct CallScreen {
                 case .signalingLost(_, nil):
                     update.notice = "signaling lost"
                 case .joined(let you, _, _) where now > 1:
-                    update.notice = "rejoined as \(you.rawValue.prefix(8))"
+                    update.notice = "rejoined as \(ParticipantID(you.rawValue).short)"
                 case .serverError(let text): update.notice = "server: \(text)"
                 default: break
                 }

@@ -1,3 +1,4 @@
+import RoomModel
 import CNcurses
 #if canImport(Glibc)
 import Glibc
@@ -79,12 +80,20 @@ final class Curses {
         let (cols, rows) = size
         guard y >= 0, y < rows, x < cols, maxWidth > 0 else { return }
         var start = x
-        var scalars = Array(text.unicodeScalars)
-        if start < 0 { scalars.removeFirst(min(scalars.count, -start)); start = 0 }
+        // Whatever the text is (a server's error, a close reason, a name), no control or format character reaches
+        // the terminal through here (`SafeText`).
+        var shown = Substring(SafeText.stripped(text))
+        // Columns, not scalars (`DisplayWidth`): a wide character takes two cells, a combining mark none, and a
+        // cut never falls inside a character.
+        while start < 0, let first = shown.first {
+            shown.removeFirst()
+            start += DisplayWidth.of(first)
+        }
         let room = min(maxWidth, cols - start)
-        if scalars.count > room { scalars = Array(scalars.prefix(room)) }
+        var kept = DisplayWidth.clip(String(shown), columns: room)
         // The bottom-right cell cannot be written without scrolling on most terminals.
-        if y == rows - 1 && start + scalars.count >= cols && !scalars.isEmpty { scalars.removeLast() }
+        if y == rows - 1 && start + DisplayWidth.of(kept) >= cols && !kept.isEmpty { kept.removeLast() }
+        let scalars = Array(kept.unicodeScalars)
         guard !scalars.isEmpty else { return }
         var attrs: attr_t = 0
         if hasColor, let p = pair { attrs |= cnc_color_pair(Int32(p.rawValue)) }

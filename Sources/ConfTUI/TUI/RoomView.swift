@@ -90,28 +90,13 @@ final class RoomView {
         return String(repeating: "█", count: filled) + String(repeating: "·", count: max(0, width - filled))
     }
 
-    static func flags(_ p: Participant) -> String {
-        var f: [String] = []
-        if p.audioMuted { f.append("muted") }
-        if !p.videoOn { f.append("video off") }
-        return f.joined(separator: " ")
-    }
-
-    private func labelText(_ p: Participant, width: Int) -> String {
-        let name = p.isLocal ? (p.name.map { "\($0) (you)" } ?? "you") : p.displayName
-        var text = (p.speaking ? "◆ " : "  ") + name
-        if p.isLocal, let src = p.sourceName { text += " [\(src)]" }
-        if !p.isLocal { text += " · \(p.connection.label)" }
-        let f = RoomView.flags(p)
-        if !f.isEmpty { text += " · \(f)" }
-        return text
-    }
 
     private func drawLabel(_ p: Participant, tile: TileLayout) {
         let width = tile.frame.width - 1
         let pair: Curses.Pair = p.speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
         let meterWidth = width >= 30 ? 6 : 0
-        curses.put(labelText(p, width: width), x: tile.frame.x, y: tile.labelRow, maxWidth: width - meterWidth, pair: pair, bold: p.speaking)
+        curses.put(TileLabel.text(for: p, columns: width - meterWidth), x: tile.frame.x, y: tile.labelRow, maxWidth: width - meterWidth,
+                   pair: pair, bold: p.speaking)
         if meterWidth > 0 {
             curses.put(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: meterWidth - 1),
                        x: tile.frame.x + width - meterWidth + 1, y: tile.labelRow, pair: .meter)
@@ -133,13 +118,13 @@ final class RoomView {
         if !p.videoOn { why = "video off" }
         else if p.isLocal { why = "starting video" }
         else { why = p.connection == .connected ? "waiting for video" : p.connection.label }
-        var lines = [p.isLocal ? (p.name ?? "you") : p.displayName, why]
+        var lines = [DisplayWidth.fit(TileLabel.name(of: p), columns: r.width - 2), why]
         if p.audioMuted { lines.append("muted") }
         let meterWidth = min(12, max(0, r.width - 4))
         if meterWidth > 0 { lines.append(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: meterWidth)) }
         let top = r.y + max(0, (r.height - lines.count) / 2)
         for (i, line) in lines.enumerated() where top + i < r.maxY - (r.height >= 3 ? 1 : 0) && top + i >= r.y + (r.height >= 3 ? 1 : 0) {
-            let w = line.unicodeScalars.count
+            let w = DisplayWidth.of(line)
             curses.put(line, x: r.x + max(1, (r.width - w) / 2), y: top + i, maxWidth: r.width - 2,
                        pair: i == lines.count - 1 && meterWidth > 0 ? .meter : .label, bold: i == 0)
         }
@@ -147,7 +132,7 @@ final class RoomView {
 
     private func drawListRow(_ p: Participant, y: Int, width: Int) {
         let pair: Curses.Pair = p.speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
-        curses.put(labelText(p, width: width), x: 0, y: y, maxWidth: max(0, width - 8), pair: pair)
+        curses.put(TileLabel.text(for: p, columns: max(0, width - 8)), x: 0, y: y, maxWidth: max(0, width - 8), pair: pair)
         if width >= 20 { curses.put(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: 6), x: width - 7, y: y, pair: .meter) }
     }
 
@@ -174,8 +159,7 @@ final class RoomView {
             let s = p.stats
             let rtt = s.rttMs.map { "\(Int($0))ms" } ?? "—"
             let codec = [s.videoCodec, s.audioCodec].compactMap { $0 }.joined(separator: "+")
-            let name = p.isLocal ? (p.name ?? "you") : p.displayName
-            lines.append(String(name.prefix(11)).padding(toLength: 12)
+            lines.append(DisplayWidth.fit(TileLabel.name(of: p), columns: 11).padding(toLength: 12)
                          + (p.isLocal ? "local" : p.connection.label).padding(toLength: 13)
                          + String(Int(s.fps.rounded())).padding(toLength: 6)
                          + String(Int(s.kbps.rounded())).padding(toLength: 7)
@@ -193,7 +177,7 @@ final class RoomView {
 
     /// A centred box with a border, cut to the screen.
     private func drawBox(_ lines: [String], cols: Int, rows: Int) {
-        let inner = min(cols - 4, (lines.map { $0.unicodeScalars.count }.max() ?? 0))
+        let inner = min(cols - 4, (lines.map { DisplayWidth.of($0) }.max() ?? 0))
         guard inner > 0 else { return }
         let width = inner + 4
         let height = min(rows - 1, lines.count + 2)
@@ -214,8 +198,6 @@ final class RoomView {
 }
 
 extension String {
-    func padding(toLength n: Int) -> String {
-        let c = unicodeScalars.count
-        return c >= n ? self : self + String(repeating: " ", count: n - c)
-    }
+    /// Padded with spaces to `n` terminal columns.
+    func padding(toLength n: Int) -> String { DisplayWidth.pad(self, to: n) }
 }

@@ -53,6 +53,8 @@ public final class PeerConnection {
     private var bytesSent: UInt64 = 0
     private var packetsReceived: UInt64 = 0
     private var bytesReceived: UInt64 = 0
+    private var lastMediaAt: TransportTime?
+    private var mediaGaps: [MediaGap] = []
 
     private var out = Output()
     private let sessionID: String
@@ -393,6 +395,11 @@ public final class PeerConnection {
     // MARK: media in
 
     private func receiveRTP(_ bytes: [UInt8], now: TransportTime) {
+        if let last = lastMediaAt, now - last >= MediaGap.threshold {
+            if mediaGaps.count >= MediaGap.kept { mediaGaps.removeFirst() }
+            mediaGaps.append(MediaGap(endedAt: Double(now.nanoseconds) / 1e9, milliseconds: Double((now - last).nanoseconds) / 1e6))
+        }
+        lastMediaAt = now
         guard let packet = try? RTPPacket.parse(bytes), let mid = router.route(packet)?.rawValue else { return }
         if let video, video.receive, mid == video.mid, packet.payloadType == video.payloadType {
             if videoReceive == nil {
@@ -485,6 +492,8 @@ public final class PeerConnection {
         s.videoPacketsReceived = videoPacketsReceived
         s.audioPacketsReceived = audioPacketsReceived
         s.srtpRejected = transport?.rejectedPackets ?? 0
+        s.offPathPackets = transport?.stats.offPathPackets ?? 0
+        s.mediaGaps = mediaGaps
         s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
         if videoSend != nil {
             let v = videoSend!.snapshot(now: now)

@@ -129,5 +129,21 @@ extension PeerConnection {
         public var plisSent = 0
         public var keyframeRequestsReceived = 0
         public var srtpRejected = 0
+        /// DTLS/SRTP datagrams dropped for coming from a 5-tuple ICE has not validated, or not the selected one.
+        public var offPathPackets = 0
+        /// Gaps of `MediaGap.threshold` or more between two media packets received, the latest last (at most
+        /// `MediaGap.kept`): the receiver's view of a stall, whatever stalled (the network, the sender, us).
+        public var mediaGaps: [MediaGap] = []
     }
+}
+
+/// A stretch without media from one peer, as its receiver saw it.
+public struct MediaGap: Sendable, Codable, Equatable {
+    /// When the packet that ended it arrived, seconds on the call's clock (`CallSnapshot.elapsed`).
+    public var endedAt: Double
+    public var milliseconds: Double
+
+    /// Audio alone sends a packet every 20 ms; a gap of 50 ms is already two packets missing.
+    public static let threshold: Duration = .milliseconds(50)
+    public static let kept = 32
 }

@@ -13,12 +13,18 @@ public struct WebSocketClientOptions: Sendable {
     /// Largest message accepted from the server (1009 past it). Above the server's 1 MiB input cap,
     /// because a forwarded message grows by the rewritten `socketId` and envelope.
     public var maxMessageSize = 4 << 20
+    /// Bytes of frames waiting to be written. A send that would go past it fails the connection instead of
+    /// waiting: a server that stops reading must not hold up the caller (the call's event thread sends too).
+    public var maxQueuedBytes = 1 << 20
+    /// Seconds queued output may make no progress before the connection is failed as stuck.
+    public var writeStallTimeout = 10.0
     public init() {}
 }
 
 /// A WebSocket client (RFC 6455) for ws:// and wss://: masked frames, automatic pong, close
-/// handshake. A reader thread parses incoming frames into a queue that `receive(timeout:)` pops;
-/// sends may come from any thread.
+/// handshake. One I/O thread owns the socket: it parses incoming frames into a queue that
+/// `receive(timeout:)` pops, and writes the frames that sends queue. Sends may come from any thread
+/// and never block on the network (see `WebSocketClientSession`).
 ///
 /// Written here because Foundation's URLSessionWebSocketTask does not work on Linux (libcurl
 /// without ws support, toolchain-notes §4b).
@@ -26,7 +32,7 @@ public final class WebSocketClient: Sendable {
     public let url: WebSocketURL
     private let session: WebSocketClientSession
 
-    /// Connects, performs the opening handshake (§4.1) and starts the reader thread.
+    /// Connects, performs the opening handshake (§4.1) and starts the I/O thread.
     public init(url text: String, options: WebSocketClientOptions = .init()) throws(SignalingError) {
         let url = try WebSocketURL(text)
         self.url = url
@@ -52,11 +58,11 @@ public final class WebSocketClient: Sendable {
             stream.close()
             throw error
         }
-        session = WebSocketClientSession(stream: stream, parser: parser)
+        session = try WebSocketClientSession(stream: stream, parser: parser, options: options)
         // The thread holds the session, not the client: dropping the client stops the thread
         // (which then says 1001 "going away" and closes the socket) instead of keeping it alive.
         let session = self.session
-        let thread = Thread { session.readLoop() }
+        let thread = Thread { session.run() }
         thread.name = "websocket-client"
         thread.start()
     }
@@ -159,172 +165,3 @@ public final class WebSocketClient: Sendable {
     }
 }
 
-/// The state shared by a `WebSocketClient` and its reader thread.
-private final class WebSocketClientSession: Sendable {
-    /// The stream and the parser, used under the lock by the reader thread and by senders
-    /// (OpenSSL's SSL object must not be used by two threads at once). Only the reader thread
-    /// closes the stream, at its end, after setting `closed`.
-    final class Connection {
-        let stream: ByteStream
-        var parser: WebSocketFrameParser
-        var closeSent = false
-        var closed = false
-        init(stream: ByteStream, parser: WebSocketFrameParser) {
-            self.stream = stream
-            self.parser = parser
-        }
-    }
-
-    /// Messages not yet returned by `receive`; `ended` once the close (or loss) has been queued.
-    struct Inbox {
-        var messages: [WebSocketMessage] = []
-        var ended = false
-    }
-
-    private let io: Mutex<Connection>
-    private let inbox = Mutex(Inbox())
-    private let arrivals = DispatchSemaphore(value: 0)
-    private let stopRequested = Atomic<Bool>(false)
-    private let fd: Int32
-
-    init(stream: sending ByteStream, parser: WebSocketFrameParser) {
-        fd = stream.fd
-        io = Mutex(Connection(stream: stream, parser: parser))
-    }
-
-    func stop() { stopRequested.store(true, ordering: .releasing) }
-
-    var isEnded: Bool { inbox.withLock { $0.ended } }
-
-    func sendFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(SignalingError) {
-        try io.withLock { conn throws(SignalingError) in
-            guard !conn.closeSent && !conn.closed else { throw .closed }
-            // §5.3: every client frame gets a fresh unpredictable masking key.
-            try Self.writeAll(conn.stream, WebSocketFrameWriter.frame(opcode, payload: payload, maskKey: WebSocketFrameWriter.randomMaskKey()))
-        }
-    }
-
-    func sendRaw(_ bytes: [UInt8]) throws(SignalingError) {
-        try io.withLock { conn throws(SignalingError) in
-            guard !conn.closed else { throw .closed }
-            try Self.writeAll(conn.stream, bytes)
-        }
-    }
-
-    func close(_ code: WebSocketCloseCode, _ reason: String) {
-        io.withLock { conn in
-            guard !conn.closeSent && !conn.closed else { return }
-            conn.closeSent = true
-            try? Self.writeAll(conn.stream, WebSocketFrameWriter.close(code, reason: reason, maskKey: WebSocketFrameWriter.randomMaskKey()))
-        }
-    }
-
-    func receive(timeout: Double) throws(SignalingError) -> WebSocketMessage {
-        if isEnded && inbox.withLock({ $0.messages.isEmpty }) { throw .closed }
-        if arrivals.wait(timeout: .now() + timeout) == .timedOut {
-            if inbox.withLock({ $0.ended && $0.messages.isEmpty }) { throw .closed }
-            throw .timeout
-        }
-        return inbox.withLock { $0.messages.removeFirst() }
-    }
-
-    private func deliver(_ message: WebSocketMessage) {
-        inbox.withLock {
-            $0.messages.append(message)
-            if case .close = message { $0.ended = true }
-        }
-        arrivals.signal()
-    }
-
-    static func writeAll(_ stream: ByteStream, _ bytes: [UInt8]) throws(SignalingError) {
-        var offset = 0
-        let deadline = MonotonicClock.now() + 10
-        while offset < bytes.count {
-            let r = bytes.withUnsafeBytes { stream.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
-            switch r {
-            case .bytes(let n): offset += n
-            case .wouldBlock, .wantsWrite:
-                guard MonotonicClock.now() < deadline else { throw .timeout }
-                _ = SocketOptions.wait(stream.fd, events: Int16(POLLOUT | POLLIN), timeout: 0.05)
-            case .endOfStream: throw .closed
-            case .failed(let why): throw .protocolViolation(why)
-            }
-        }
-    }
-
-    /// Runs on the reader thread until the connection ends or the client is dropped.
-    func readLoop() {
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        var closeRequestedAt: Double?
-        while true {
-            if stopRequested.load(ordering: .acquiring) && closeRequestedAt == nil {
-                // The client was dropped without a close: §7.4.1 1001 "going away", then wait briefly for the echo.
-                close(.goingAway, "")
-                closeRequestedAt = MonotonicClock.now()
-            }
-            if let t = closeRequestedAt, MonotonicClock.now() - t > 1 { break }
-            // Wait outside the lock so senders are never blocked by an idle read.
-            guard SocketOptions.wait(fd, events: Int16(POLLIN), timeout: 0.05) else { continue }
-            var messages: [WebSocketMessage] = []
-            var ended: WebSocketMessage?
-            var lost = false
-            io.withLock { conn in
-                readLoop: while true {
-                    let r = buffer.withUnsafeMutableBytes { conn.stream.read(into: $0) }
-                    switch r {
-                    case .bytes(let n):
-                        conn.parser.feed(buffer[0..<n])
-                    case .wouldBlock, .wantsWrite:
-                        break readLoop
-                    case .endOfStream, .failed:
-                        // Parse what came before the EOF first: it may hold the server's close frame.
-                        lost = true
-                        break readLoop
-                    }
-                }
-                do throws(WebSocketProtocolError) {
-                    while ended == nil, let m = try conn.parser.next() {
-                        switch m {
-                        case .ping(let payload):
-                            // §5.5.2: answer with a Pong carrying the same data.
-                            if !conn.closeSent {
-                                try? Self.writeAll(conn.stream, WebSocketFrameWriter.frame(.pong, payload: payload, maskKey: WebSocketFrameWriter.randomMaskKey()))
-                            }
-                        case .close(let code, _):
-                            // §5.5.1: answer a close with a close (echoing the code), unless we started it.
-                            if !conn.closeSent {
-                                conn.closeSent = true
-                                try? Self.writeAll(conn.stream, WebSocketFrameWriter.close(code, maskKey: WebSocketFrameWriter.randomMaskKey()))
-                            }
-                            ended = m
-                        default:
-                            messages.append(m)
-                        }
-                    }
-                } catch {
-                    // §7.1.7: fail the connection with the code the parser chose.
-                    if !conn.closeSent {
-                        conn.closeSent = true
-                        try? Self.writeAll(conn.stream, WebSocketFrameWriter.close(error.code, reason: error.reason, maskKey: WebSocketFrameWriter.randomMaskKey()))
-                    }
-                    ended = .close(code: error.code, reason: error.reason)
-                }
-                if ended == nil && lost {
-                    // §7.1.5: closed without a close frame → 1006.
-                    ended = .close(code: .abnormal, reason: "connection lost")
-                }
-            }
-            for m in messages { deliver(m) }
-            if let ended {
-                deliver(ended)
-                break
-            }
-        }
-        if !isEnded { deliver(.close(code: .goingAway, reason: "client dropped")) }
-        io.withLock { conn in
-            conn.closed = true
-            conn.stream.shutdownWrite()
-            conn.stream.close()
-        }
-    }
-}

@@ -13,6 +13,8 @@ final class PeerPairHarness {
     var deadlines: [String: TransportTime] = [:]
     var events: [String: [PeerConnection.Event]] = ["A": [], "B": []]
     var trickled: [String: [TrickleCandidate]] = ["A": [], "B": []]
+    /// Every datagram each side sent: when, and the connection's state right after the call that produced it.
+    var sent: [String: [(at: TransportTime, stateAfter: PeerConnectionState)]] = ["A": [], "B": []]
     /// What B decodes from A.
     let mediaAtB: RemoteMedia
     let mediaAtA: RemoteMedia
@@ -34,7 +36,10 @@ final class PeerPairHarness {
     @discardableResult
     func feed(_ name: String, _ input: PeerConnection.Input) -> PeerConnection.Output {
         let out = connection(name).handle(input, now: now)
-        for t in out.transmits { network.send(t, now: now) }
+        for t in out.transmits {
+            sent[name]!.append((now, connection(name).state))
+            network.send(t, now: now)
+        }
         deadlines[name] = out.deadline
         events[name]! += out.events
         for e in out.events {

@@ -93,6 +93,18 @@ public final class IceAgent {
         return out
     }
 
+    /// Whether (`local` base, `remote` address) is a valid pair: one of our own connectivity checks on it succeeded
+    /// (RFC 8445 §7.2.5.3.2: the pair of a successful check "is called a valid pair"). Only such a 5-tuple has shown
+    /// that the peer holding the ICE password answers there, so only its DTLS and SRTP are believed.
+    public func isValidPair(local: TransportAddress, remote: TransportAddress) -> Bool {
+        pairs.contains { $0.state == .succeeded && locals[$0.local].base == local && remotes[$0.remote].transportAddress == remote }
+    }
+
+    /// Whether `address` is a remote candidate we know (signalled, or peer-reflexive from an authenticated check).
+    public func isRemoteCandidate(_ address: TransportAddress) -> Bool {
+        remotes.contains { $0.transportAddress == address }
+    }
+
     /// RFC 7983: ICE owns datagrams whose first byte is 0-3 (STUN); callers may use this before `handle`.
     public static func isStun(_ bytes: [UInt8]) -> Bool { StunMessage.looksLikeStun(bytes) }
 
@@ -363,8 +375,14 @@ public final class IceAgent {
     private func nominate(_ p: Int, now: TransportTime) {
         pairs[p].nominated = true
         if nominating == p { nominating = nil }
-        // §8.1.1: the highest-priority nominated valid pair is selected.
-        if let current = selectedPair, pairs[current].priority >= pairs[p].priority { return }
+        if let current = selectedPair {
+            if current == p { return }
+            // §8.1.1: the highest-priority nominated valid pair is selected. The controlled agent follows the
+            // controlling agent's latest nomination instead: that agent decides (§6.1.1), its priorities differ from
+            // ours when a candidate is peer-reflexive on one side only (§7.3.1.3), and it sends media on the pair it
+            // chose (Chromium switches to a pair it nominates later), which only the selected pair is believed from.
+            if role == .controlling && pairs[current].priority >= pairs[p].priority { return }
+        }
         selectedPair = p
         let pair = pairs[p]
         let chosen = SelectedPair(local: locals[pair.local].candidate, localBase: locals[pair.local].base,
@@ -416,6 +434,22 @@ public final class IceAgent {
             }
         } else {
             consent(now: now)
+            sendTriggeredCheck(now: now)
+        }
+    }
+
+    /// §7.3.1.4 after a selection: a check from the peer on another pair still triggers ours, paced by Ta, so that a
+    /// pair the controlling agent moves to (and nominates) becomes valid on our side too.
+    private func sendTriggeredCheck(now: TransportTime) {
+        guard remoteCredentials != nil, state == .connected || state == .disconnected, !triggered.isEmpty else { return }
+        if let next = nextPacedCheck, now < next { return }
+        nextPacedCheck = now + config.ta
+        while !triggered.isEmpty {
+            let p = triggered.removeFirst()
+            if pairs[p].state == .waiting {
+                sendCheck(p, useCandidate: false, purpose: .connectivity, now: now)
+                return
+            }
         }
     }
 
@@ -552,6 +586,9 @@ public final class IceAgent {
             if hasWork && remoteCredentials != nil { candidates.append(max(now, nextPacedCheck ?? now)) }
             if let started = checkingStartedAt { candidates.append(started + config.checkingTimeout) }
             if let (_, due) = nominationPlan(now: now) { candidates.append(max(now, due)) }
+        }
+        if selectedPair != nil, state == .connected || state == .disconnected, !triggered.isEmpty {
+            candidates.append(max(now, nextPacedCheck ?? now))
         }
         if selectedPair != nil, state == .connected || state == .disconnected, let last = lastConsentResponse {
             if let next = nextConsentCheck { candidates.append(next) }

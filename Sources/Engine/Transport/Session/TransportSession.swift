@@ -57,8 +57,13 @@ public final class TransportSession {
     /// The number of inbound SRTP streams (bounded by `TransportLimits.maxInboundSRTPStreams`).
     public var inboundStreamCount: Int { inboundSSRCs.count }
     private var dtlsDeadline: TransportTime?
-    /// Where the last DTLS datagram came from: the answer goes there while ICE has not selected a pair yet.
+    /// Where the last believed DTLS datagram came from: the answer goes there while ICE has not selected a pair yet.
     private var dtlsPeer: (local: TransportAddress, remote: TransportAddress)?
+    /// DTLS datagrams from a known remote candidate whose pair our own check has not validated yet (the peer's check
+    /// may succeed, and its ClientHello leave, before ours): handed to DTLS once the pair is valid, dropped otherwise.
+    private var heldDtls: [(local: TransportAddress, remote: TransportAddress, bytes: [UInt8])] = []
+    /// A ClientHello, maybe fragmented, and a retransmission: a few datagrams are enough; older ones make way.
+    static let maxHeldDtls = 8
     /// A snapshot for the stats overlay.
     public struct Stats: Hashable, Sendable {
         public var iceState: IceConnectionState
@@ -80,6 +85,9 @@ public final class TransportSession {
         /// SRTP/SRTCP packets from a new SSRC dropped unread because `TransportLimits.maxInboundSRTPStreams` SSRCs
         /// already have libsrtp streams.
         public var unknownSSRCDropped = 0
+        /// DTLS, SRTP and SRTCP datagrams dropped because they came from a 5-tuple ICE has not validated (or, once a
+        /// pair is selected, from any other than the selected one): forged or stray, never believed.
+        public var offPathPackets = 0
     }
 
     private var counters = Stats(iceState: .new)
@@ -153,16 +161,62 @@ public final class TransportSession {
         }
     }
 
+    /// RFC 8445 §7.3 / RFC 8842 §5 / RFC 5764 §5.1.2: DTLS and SRTP belong to the 5-tuple ICE validated. Before a
+    /// pair is selected, any valid pair (our check on it succeeded) is believed; once one is selected, only it is.
+    /// Anything else (an off-path epoch-0 alert that would abort the handshake, a ClientHello that would steer our
+    /// answer elsewhere, SRTP from a stranger) never reaches DTLS or SRTP.
+    private func isBelieved(from remote: TransportAddress, to local: TransportAddress) -> Bool {
+        if let pair = ice.selected { return remote == pair.remoteAddress && local == pair.localBase }
+        return ice.isValidPair(local: local, remote: remote)
+    }
+
+    /// RFC 7675 §5.1: once consent is lost "the agent MUST cease transmission on that 5-tuple": no RTP, RTCP,
+    /// retransmission or DTLS record leaves after ICE failed (or was closed), whichever side noticed.
+    private var maySend: Bool { ice.state != .failed && ice.state != .closed }
+
+    private func receiveDtls(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, now: TransportTime) {
+        guard let dtls else { return }
+        guard isBelieved(from: from, to: to) else {
+            if ice.selected == nil && ice.isRemoteCandidate(from) {
+                if heldDtls.count >= Self.maxHeldDtls { heldDtls.removeFirst() }
+                heldDtls.append((to, from, bytes))
+            } else {
+                counters.offPathPackets += 1
+            }
+            return
+        }
+        dtlsPeer = (to, from)
+        absorb(dtls.handle(datagram: bytes, now: now))
+    }
+
+    /// Hands held DTLS datagrams over once their pair is valid; after a selection the others are dropped.
+    private func releaseHeldDtls(now: TransportTime) {
+        guard !heldDtls.isEmpty else { return }
+        let held = heldDtls
+        heldDtls = []
+        for h in held {
+            if isBelieved(from: h.remote, to: h.local) {
+                receiveDtls(h.bytes, from: h.remote, to: h.local, now: now)
+            } else if ice.selected == nil {
+                heldDtls.append(h)
+            } else {
+                counters.offPathPackets += 1
+            }
+        }
+    }
+
     private func receive(_ bytes: [UInt8], from: TransportAddress, to: TransportAddress, now: TransportTime) {
         switch PacketClass(bytes) {
         case .stun:
             absorb(ice.handle(.datagram(from: from, to: to, bytes: bytes), now: now), now: now)
         case .dtls:
-            guard let dtls else { return }
-            dtlsPeer = (to, from)
-            absorb(dtls.handle(datagram: bytes, now: now))
+            receiveDtls(bytes, from: from, to: to, now: now)
         case .rtp, .rtcp:
             guard let srtp else { return }
+            guard isBelieved(from: from, to: to) else {
+                counters.offPathPackets += 1
+                return
+            }
             let isRTCP = PacketClass(bytes) == .rtcp
             // The SSRC libsrtp keys its stream by: RTP header bytes 8-11 (RFC 3550 §5.1), the RTCP sender's at 4-7
             // (§6.4.1). A packet too short to hold it fails in libsrtp anyway.
@@ -198,11 +252,12 @@ public final class TransportSession {
             out.events.append(.ice(event))
             if case .selectedPairChanged = event { startDtlsIfReady(now: now) }
         }
+        releaseHeldDtls(now: now)
     }
 
     private func absorb(_ output: DtlsEndpoint.Output) {
         dtlsDeadline = output.deadline
-        if let route = ice.selected.map({ ($0.localBase, $0.remoteAddress) }) ?? dtlsPeer {
+        if maySend, let route = ice.selected.map({ ($0.localBase, $0.remoteAddress) }) ?? dtlsPeer {
             out.transmits += output.transmits.map { Transmit(from: route.0, to: route.1, bytes: $0) }
         }
         for event in output.events {
@@ -229,7 +284,7 @@ public final class TransportSession {
     }
 
     private func sendProtected(_ packet: [UInt8], rtcp: Bool) {
-        guard let srtp, let pair = ice.selected,
+        guard maySend, let srtp, let pair = ice.selected,
               let protected = try? (rtcp ? srtp.protectRTCP(packet) : srtp.protectRTP(packet)) else { return }
         counters.packetsSent += 1
         counters.bytesSent += protected.count

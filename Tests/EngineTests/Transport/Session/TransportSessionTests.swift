@@ -12,6 +12,8 @@ import Testing
         var now = TransportTime.zero
         var events: [String: [TransportSession.Event]] = ["A": [], "B": []]
         var deadlines: [String: TransportTime] = [:]
+        /// Every datagram each side handed to the network, with the time.
+        var sent: [String: [(at: TransportTime, transmit: Transmit)]] = ["A": [], "B": []]
 
         init(seed: UInt64, corruptFingerprint: Bool = false) throws {
             var rng = SplitMix64(seed: seed)
@@ -33,7 +35,10 @@ import Testing
 
         func feed(_ name: String, _ input: TransportSession.Input) {
             let out = session(name).handle(input, now: now)
-            for t in out.transmits { network.send(t, now: now) }
+            for t in out.transmits {
+                sent[name, default: []].append((now, t))
+                network.send(t, now: now)
+            }
             deadlines[name] = out.deadline
             events[name, default: []] += out.events
             for e in out.events {
@@ -47,7 +52,10 @@ import Testing
                 let next = ([network.nextDelivery] + deadlines.values.map { Optional($0) }).compactMap { $0 }.min()
                 guard let next, next <= end else { return until() }
                 now = max(now, next)
-                for t in network.due(at: now) { feed(t.to == addressA ? "A" : "B", .datagram(from: t.from, to: t.to, bytes: t.bytes)) }
+                // Datagrams to any other address (an attacker's) have nobody to receive them.
+                for t in network.due(at: now) where t.to == addressA || t.to == addressB {
+                    feed(t.to == addressA ? "A" : "B", .datagram(from: t.from, to: t.to, bytes: t.bytes))
+                }
                 for name in ["A", "B"] where (deadlines[name].map { $0 <= now } ?? false) {
                     deadlines[name] = nil
                     feed(name, .timeout)
