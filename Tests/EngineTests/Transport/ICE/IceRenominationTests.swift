@@ -15,7 +15,7 @@ import Testing
         // The controlling side moves to its other interface and nominates it there (as Chromium does when it
         // switches pairs): a USE-CANDIDATE check from the second address, signed with B's password.
         let a = h.a.localCredentials, b = h.b.localCredentials
-        let check = StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: 9, count: 12))!,
+        let check = try StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: [UInt8](repeating: 9, count: 12))!,
                                 attributes: [.username("\(b.ufrag):\(a.ufrag)"), .priority(1_000), .iceControlling(h.a.config.tieBreaker),
                                              .useCandidate])
             .encode(integrityKey: StunIntegrity.shortTermKey(password: b.pwd), fingerprint: true)
