@@ -9,6 +9,12 @@ public struct JSONParser {
     }
 
     public static let defaultMaxDepth = 64
+    /// The longest number accepted, in characters. RFC 8259 §9: "An implementation may set limits
+    /// on the range and precision of numbers." No SkyRTC field needs more than a few digits, and a
+    /// cap keeps the conversion linear whatever a peer sends.
+    public static let maxNumberLength = 400
+    /// Objects with more members than this index their keys for the duplicate check.
+    static let indexedMembers = 8
 
     public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(Failure) -> JSONValue {
         var p = JSONParser(bytes: bytes, maxDepth: maxDepth)
@@ -61,6 +67,12 @@ public struct JSONParser {
         guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
         index += 1
         var members: [(String, JSONValue)] = []
+        // Duplicate keys: RFC 8259 §4 "The names within an object SHOULD be unique" and leaves the
+        // rest to the implementation; JSON.parse (the original server, browsers) keeps the last value
+        // in the first key's position, and so do we. Small objects (every SkyRTC message) look back
+        // over their few members; past `Self.indexedMembers` a hash index takes over, so an object
+        // of 120,000 keys costs linear time instead of 120,000²/2 comparisons.
+        var positions: [String: Int] = [:]
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -72,10 +84,22 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            if let existing = members.firstIndex(where: { $0.0 == key }) {
-                members[existing].1 = value
+            if members.count < Self.indexedMembers {
+                if let existing = members.firstIndex(where: { $0.0 == key }) {
+                    members[existing].1 = value
+                } else {
+                    members.append((key, value))
+                }
             } else {
-                members.append((key, value))
+                if positions.isEmpty {
+                    for (i, member) in members.enumerated() { positions[member.0] = i }
+                }
+                if let existing = positions[key] {
+                    members[existing].1 = value
+                } else {
+                    positions[key] = members.count
+                    members.append((key, value))
+                }
             }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end in object") }
@@ -128,22 +152,39 @@ public struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits(&self) > 0 else { throw fail("bad exponent") }
         }
+        guard index - start <= Self.maxNumberLength else { throw fail("number longer than \(Self.maxNumberLength) characters") }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let i = Int64(text) { return .integer(i) }
         guard let d = Double(text), d.isFinite else { throw fail("number out of range") }
         return .number(d)
     }
 
+    /// One pass: runs of plain bytes are found first and copied in one go; a string without escapes
+    /// (nearly all of them, the SDP included) becomes a `String` straight from the input bytes.
     private mutating func parseString() throws(Failure) -> String {
         index += 1  // opening quote
         var out: [UInt8] = []
+        var escaped = false
         while true {
+            let runStart = index
+            while index < bytes.count {
+                let c = bytes[index]
+                if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
+                index += 1
+            }
             guard index < bytes.count else { throw fail("unterminated string") }
             let b = bytes[index]
+            if b == UInt8(ascii: "\"") && !escaped {
+                index += 1
+                // The frame was UTF-8-validated already for text frames; binary frames are checked here.
+                guard let s = String(validating: bytes[runStart..<(index - 1)], as: UTF8.self) else { throw fail("string is not valid UTF-8") }
+                return s
+            }
+            escaped = true
+            out.append(contentsOf: bytes[runStart..<index])
             index += 1
             switch b {
             case UInt8(ascii: "\""):
-                // The frame was UTF-8-validated already for text frames; binary frames are checked here.
                 guard let s = String(validating: out, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
                 return s
             case UInt8(ascii: "\\"):
@@ -173,15 +214,15 @@ public struct JSONParser {
                     } else if (0xDC00...0xDFFF).contains(scalar) {
                         throw fail("lone low surrogate")
                     }
-                    guard let u = Unicode.Scalar(scalar) else { throw fail("bad escape") }
-                    out.append(contentsOf: Array(String(Character(u)).utf8))
+                    guard let u = Unicode.Scalar(scalar), let encoded = UTF8.encode(u) else { throw fail("bad escape") }
+                    out.append(contentsOf: encoded)
                 default:
                     throw fail("bad escape")
                 }
-            case 0x00..<0x20:
-                throw fail("control character in string")
             default:
-                out.append(b)
+                // The inner loop stops only at a quote, a backslash or a control character (RFC 8259
+                // §7: "the control characters (U+0000 through U+001F)" MUST be escaped).
+                throw fail("control character in string")
             }
         }
     }

@@ -30,8 +30,8 @@ public struct SkyRTCRooms: Sendable {
 
     /// What the driver must do, in order.
     public enum Action: Equatable, Sendable {
-        /// Send this JSON text to the socket as one text frame.
-        case send(SocketID, String)
+        /// Send this JSON text (UTF-8) to the socket as one text frame.
+        case send(SocketID, [UInt8])
         /// Close the socket with this status code (§7.4.1).
         case close(SocketID, WebSocketCloseCode, String)
         /// Something worth one log line.
@@ -172,7 +172,7 @@ public struct SkyRTCRooms: Sendable {
     }
 
     private func send(_ message: SkyRTCServerMessage, to id: SocketID, _ actions: inout [Action]) {
-        actions.append(.send(id, message.jsonText(format: format)))
+        actions.append(.send(id, message.jsonBytes(format: format)))
     }
 
     private mutating func refuse(_ id: SocketID, _ error: SignalingError, _ actions: inout [Action]) {

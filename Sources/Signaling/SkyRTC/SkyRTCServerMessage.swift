@@ -34,6 +34,11 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
     /// `_peers` gets `names` after `you` (ids with a name, sorted by id so the text is deterministic;
     /// omitted when none), `_new_peer` gets `name` after `socketId` (omitted when nil).
     public func jsonText(format: SkyRTCWireFormat = .conftui) -> String {
+        String(decoding: jsonBytes(format: format), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of `jsonText`: what the server puts in the text frame, built without a `String`.
+    public func jsonBytes(format: SkyRTCWireFormat = .conftui) -> [UInt8] {
         func id(_ s: SocketID) -> JSONValue { .string(s.rawValue) }
         let data: JSONValue?
         switch self {
@@ -69,7 +74,7 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
         }
         var envelope: [(String, JSONValue)] = [("eventName", .string(eventName))]
         if let data { envelope.append(("data", data)) }
-        return JSONWriter.string(.object(envelope))
+        return JSONWriter.bytes(.object(envelope))
     }
 
     /// Decodes what a server sent (used by the client). Unknown events become `.other`.
