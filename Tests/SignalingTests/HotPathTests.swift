@@ -163,3 +163,65 @@ import Testing
         }
     }
 }
+
+/// The forwarding shortcut: text called canonical must be exactly what the writer gives back, and
+/// the scanner must accept and refuse what the parser accepts and refuses.
+@Suite struct CanonicalScannerTests {
+    static func scan(_ text: String) -> Bool? {
+        let bytes = Array(text.utf8)
+        // Whitespace around the value, which the parser skips, is not canonical either.
+        let space: Set<UInt8> = [0x20, 0x0A, 0x0D, 0x09]
+        let start = bytes.firstIndex { !space.contains($0) } ?? bytes.count
+        let end = (bytes.lastIndex { !space.contains($0) } ?? -1) + 1
+        guard start < end else { return nil }
+        return bytes.withUnsafeBufferPointer { buffer -> Bool? in
+            var scanner = JSONCanonicalScanner(UnsafeBufferPointer(rebasing: buffer[..<end]), at: start, maxDepth: JSONParser.defaultMaxDepth)
+            guard let canonical = try? scanner.scanValue(depth: 0), scanner.index == end else { return nil }
+            return canonical && start == 0 && end == bytes.count
+        }
+    }
+
+    @Test(arguments: [
+        #"{"type":"offer","sdp":"v=0\r\n\"q\"\\ \u0001\u001f é \#u{2028}"}"#, "[1,-2,0,true,false,null,{}]", #"{"a":{"b":[]}}"#, "123456789012345",
+    ])
+    func whatTheWriterWritesIsCanonical(_ text: String) throws {
+        #expect(Self.scan(text) == true)
+        #expect(JSONWriter.string(try JSONParser.parse(Array(text.utf8))) == text)
+    }
+
+    @Test(arguments: [
+        #"{"a": 1}"#, #"{"a":1 }"#, #""a\/b""#, #""\u00e9""#, #""\u2028""#, #""\u000A""#, #""\u001F""#, "1.5", "1e3", "-0",
+        "1234567890123456", #"{"a":1,"a":2}"#, #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}"#, "[1 ,2]",
+    ])
+    func anythingElseIsNot(_ text: String) {
+        #expect(Self.scan(text) == false)
+    }
+
+    static let replacements = Array(#" "\{}[],:0-1eE.ntu/b"#.utf8)
+    static let insertions = Array(#" "\{}[]"#.utf8)
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func agreesWithTheParserOnMutatedMessages(seed: UInt64) throws {
+        var rng = RandomInputTests.SplitMix(state: seed)
+        let seeds = RandomInputTests.seeds.map { JSONWriter.bytes($0) } + [Array(HotPathTests.escapedSDPIn.utf8)]
+        for _ in 0..<5_000 {
+            var bytes = seeds[Int(rng.next() % UInt64(seeds.count))]
+            for _ in 0..<Int(rng.next() % 4) where !bytes.isEmpty {
+                let at = Int(rng.next() % UInt64(bytes.count))
+                switch rng.next() % 3 {
+                case 0: bytes[at] = Self.replacements[Int(rng.next() % UInt64(Self.replacements.count))]
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(Self.insertions[Int(rng.next() % UInt64(Self.insertions.count))], at: at)
+                }
+            }
+            guard String(validating: bytes, as: UTF8.self) != nil else { continue }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let parsed = try? JSONParser.parse(bytes)
+            let scanned = Self.scan(text)
+            #expect((parsed == nil) == (scanned == nil), "\(text)")
+            if let parsed, scanned == true {
+                #expect(JSONWriter.bytes(parsed) == bytes, "\(text)")
+            }
+        }
+    }
+}

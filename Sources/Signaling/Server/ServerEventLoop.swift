@@ -267,7 +267,7 @@ final class ServerEventLoop {
                 closeWebSocket(conn, error.code, error.reason)
                 return
             }
-            guard let id = conn.socketID else { return }
+            guard conn.socketID != nil else { return }
             switch message {
             case .text, .binary:
                 break  // handled above, without a String

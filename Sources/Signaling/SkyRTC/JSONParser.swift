@@ -25,9 +25,37 @@ public struct JSONParser {
         return value
     }
 
+    /// A member value left as text: where it is in the input, and whether those bytes are exactly
+    /// what `JSONWriter` would write for it (see `JSONCanonicalScanner`).
+    public struct RawValue: Equatable, Sendable {
+        public let range: Range<Int>
+        public let isCanonical: Bool
+    }
+
+    /// Like `parse`, except that the value of member `inner` of the object that is the value of
+    /// member `outer` of the top-level object (the server's `data.sdp`) is only validated, in one
+    /// pass and without building it: it reads as `null` in the result and comes back as `RawValue`.
+    /// Duplicate members follow the usual rule, the last one wins. The input must be valid UTF-8
+    /// inside that value (see `JSONCanonicalScanner`).
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth,
+                             rawMember outer: String, _ inner: String) throws(Failure) -> (value: JSONValue, raw: RawValue?) {
+        var p = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        p.rawPath = (outer, inner)
+        p.skipWhitespace()
+        let value = try p.parseValue(depth: 0, capture: .outer)
+        p.skipWhitespace()
+        guard p.index == bytes.count else { throw p.fail("trailing characters") }
+        return (value, p.raw)
+    }
+
+    /// Which object, if any, holds the member `rawMember` asks for.
+    private enum Capture { case none, outer, inner }
+
     private let bytes: [UInt8]
     private let maxDepth: Int
     private var index = 0
+    private var rawPath: (outer: String, inner: String)?
+    private var raw: RawValue?
 
     private init(bytes: [UInt8], maxDepth: Int) {
         self.bytes = bytes
@@ -49,10 +77,10 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func parseValue(depth: Int) throws(Failure) -> JSONValue {
+    private mutating func parseValue(depth: Int, capture: Capture = .none) throws(Failure) -> JSONValue {
         guard index < bytes.count else { throw fail("unexpected end") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1, capture: capture)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): return try expect("true", .bool(true))
@@ -63,7 +91,28 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
+    /// Scans the value at `index` as raw text (see `rawMember`), leaving `index` past it.
+    private mutating func scanRaw(depth: Int) throws(Failure) -> RawValue {
+        let start = index
+        let outcome: Result<(end: Int, canonical: Bool), Failure> = bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONCanonicalScanner(buffer, at: start, maxDepth: maxDepth)
+            do throws(Failure) {
+                let canonical = try scanner.scanValue(depth: depth)
+                return .success((scanner.index, canonical))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success(let scanned):
+            index = scanned.end
+            return RawValue(range: start..<scanned.end, isCanonical: scanned.canonical)
+        case .failure(let failure):
+            throw failure
+        }
+    }
+
+    private mutating func parseObject(depth: Int, capture: Capture = .none) throws(Failure) -> JSONValue {
         guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
         index += 1
         var members: [(String, JSONValue)] = []
@@ -83,7 +132,16 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
             skipWhitespace()
-            let value = try parseValue(depth: depth)
+            let value: JSONValue
+            if capture == .inner, let path = rawPath, key == path.inner {
+                raw = try scanRaw(depth: depth)
+                value = .null
+            } else if capture == .outer, let path = rawPath, key == path.outer {
+                raw = nil  // a later duplicate `outer` replaces the earlier one, raw member included
+                value = try parseValue(depth: depth, capture: .inner)
+            } else {
+                value = try parseValue(depth: depth)
+            }
             if members.count < Self.indexedMembers {
                 if let existing = members.firstIndex(where: { $0.0 == key }) {
                     members[existing].1 = value

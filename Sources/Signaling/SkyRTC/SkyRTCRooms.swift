@@ -76,10 +76,10 @@ public struct SkyRTCRooms: Sendable {
             guard sockets[id] != nil else { break }
             leave(id, &actions)
             sockets[id] = nil
-        case .message(let id, let bytes, _):
+        case .message(let id, let bytes, let isBinary):
             guard sockets[id] != nil else { break }
             do {
-                try dispatch(id, try SkyRTCClientMessage.decode(bytes), &actions)
+                try dispatch(id, try SkyRTCInbound.decode(bytes, isBinary: isBinary), &actions)
                 sockets[id]?.errors = 0
             } catch {
                 refuse(id, error, &actions)
@@ -88,7 +88,20 @@ public struct SkyRTCRooms: Sendable {
         return actions
     }
 
-    private mutating func dispatch(_ id: SocketID, _ message: SkyRTCClientMessage, _ actions: inout [Action]) throws(SignalingError) {
+    private mutating func dispatch(_ id: SocketID, _ inbound: SkyRTCInbound, _ actions: inout [Action]) throws(SignalingError) {
+        let message: SkyRTCClientMessage
+        switch inbound {
+        case .message(let m):
+            message = m
+        case .description(let eventName, let target, let sdpJSON):
+            // `_offer`/`_answer`: the SDP text as it came (or as JSON.stringify would write it), the
+            // sender as `socketId`. One parse of the message, one write per recipient.
+            if let to = try self.target(of: id, target, eventName) {
+                let out = String(eventName.dropFirst())  // "__offer" -> "_offer"
+                actions.append(.send(to, SkyRTCServerMessage.descriptionBytes(eventName: out, sdpJSON: sdpJSON, socketId: id)))
+            }
+            return
+        }
         switch message {
         case .join(let join):
             self.join(id, room: join.room, name: join.name, &actions)

@@ -77,6 +77,21 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
         return JSONWriter.bytes(.object(envelope))
     }
 
+    /// `_offer`/`_answer` with the SDP object given as JSON text (`SkyRTCInbound`): the bytes
+    /// `jsonBytes` writes for `.offer`/`.answer` with that SDP, without a `JSONValue` in between.
+    static func descriptionBytes(eventName: String, sdpJSON: ArraySlice<UInt8>, socketId: SocketID) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(sdpJSON.count + eventName.utf8.count + socketId.rawValue.utf8.count + 48)
+        JSONWriter.append(#"{"eventName":"#, to: &out)
+        JSONWriter.writeString(eventName, into: &out)
+        JSONWriter.append(#","data":{"sdp":"#, to: &out)
+        out.append(contentsOf: sdpJSON)
+        JSONWriter.append(#","socketId":"#, to: &out)
+        JSONWriter.writeString(socketId.rawValue, into: &out)
+        JSONWriter.append("}}", to: &out)
+        return out
+    }
+
     /// Decodes what a server sent (used by the client). Unknown events become `.other`.
     public static func decode(_ bytes: [UInt8]) throws(SignalingError) -> SkyRTCServerMessage {
         let json: JSONValue
