@@ -32,15 +32,35 @@ public struct JSONParser {
         public let isCanonical: Bool
     }
 
-    /// Like `parse`, except that the value of member `inner` of the object that is the value of
-    /// member `outer` of the top-level object (the server's `data.sdp`) is only validated, in one
-    /// pass and without building it: it reads as `null` in the result and comes back as `RawValue`.
-    /// Duplicate members follow the usual rule, the last one wins. The input must be valid UTF-8
-    /// inside that value (see `JSONCanonicalScanner`).
+    /// What a reader needs of a message shaped `{…, outer: {…, inner: <value>}}`, for
+    /// `parse(_:selecting:)`: the server reads a few known fields and forwards one value as text.
+    public struct Selection: Sendable {
+        /// Top-level members that are built; the others are validated and dropped.
+        public var topLevel: [String]
+        /// The top-level member whose object value is looked into.
+        public var outer: String
+        /// Members of `outer` that are built; the others (except `inner`) are validated and dropped.
+        public var outerMembers: [String]
+        /// The member of `outer` that is validated and kept as text (`RawValue`).
+        public var inner: String
+
+        public init(topLevel: [String], outer: String, outerMembers: [String], inner: String) {
+            self.topLevel = topLevel
+            self.outer = outer
+            self.outerMembers = outerMembers
+            self.inner = inner
+        }
+    }
+
+    /// Like `parse`, but builds only what `selection` asks for: dropped members and the `inner`
+    /// value are validated in one pass each (`JSONCanonicalScanner`) without allocating, so a
+    /// message of 120,000 unknown keys costs a scan, not 120,000 strings. `inner` reads as `null`
+    /// in the result and comes back as `RawValue`. Duplicate members follow the usual rule, the last
+    /// one wins. The input must be valid UTF-8 wherever it is only scanned.
     public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth,
-                             rawMember outer: String, _ inner: String) throws(Failure) -> (value: JSONValue, raw: RawValue?) {
+                             selecting selection: Selection) throws(Failure) -> (value: JSONValue, raw: RawValue?) {
         var p = JSONParser(bytes: bytes, maxDepth: maxDepth)
-        p.rawPath = (outer, inner)
+        p.selection = selection
         p.skipWhitespace()
         let value = try p.parseValue(depth: 0, capture: .outer)
         p.skipWhitespace()
@@ -48,13 +68,13 @@ public struct JSONParser {
         return (value, p.raw)
     }
 
-    /// Which object, if any, holds the member `rawMember` asks for.
+    /// Which level of a `Selection`, if any, the object being parsed is.
     private enum Capture { case none, outer, inner }
 
     private let bytes: [UInt8]
     private let maxDepth: Int
     private var index = 0
-    private var rawPath: (outer: String, inner: String)?
+    private var selection: Selection?
     private var raw: RawValue?
 
     private init(bytes: [UInt8], maxDepth: Int) {
@@ -133,16 +153,27 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let value: JSONValue
-            if capture == .inner, let path = rawPath, key == path.inner {
-                raw = try scanRaw(depth: depth)
-                value = .null
-            } else if capture == .outer, let path = rawPath, key == path.outer {
-                raw = nil  // a later duplicate `outer` replaces the earlier one, raw member included
-                value = try parseValue(depth: depth, capture: .inner)
+            var keep = true
+            if let selection, capture != .none {
+                if capture == .inner && key == selection.inner {
+                    raw = try scanRaw(depth: depth)
+                    value = .null
+                } else if capture == .outer && key == selection.outer {
+                    raw = nil  // a later duplicate `outer` replaces the earlier one, raw member included
+                    value = try parseValue(depth: depth, capture: .inner)
+                } else if !(capture == .outer ? selection.topLevel : selection.outerMembers).contains(key) {
+                    _ = try scanRaw(depth: depth)
+                    keep = false
+                    value = .null
+                } else {
+                    value = try parseValue(depth: depth)
+                }
             } else {
                 value = try parseValue(depth: depth)
             }
-            if members.count < Self.indexedMembers {
+            if !keep {
+                // Validated above; nothing to store.
+            } else if members.count < Self.indexedMembers {
                 if let existing = members.firstIndex(where: { $0.0 == key }) {
                     members[existing].1 = value
                 } else {

@@ -8,13 +8,20 @@ enum SkyRTCInbound: Equatable, Sendable {
     /// `__offer`/`__answer` (`eventName`) to `target`, the SDP object as canonical JSON text.
     case description(eventName: String, target: SocketID, sdpJSON: ArraySlice<UInt8>)
 
+    /// Everything `SkyRTCClientMessage.decode(eventName:data:)` reads, and the SDP as text.
+    static let selection = JSONParser.Selection(
+        topLevel: ["eventName", "data"], outer: "data",
+        outerMembers: ["socketId", "room", "name", "candidate", "label", "sdpMLineIndex", "id", "sdpMid"], inner: "sdp")
+
     /// Same checks and error codes as `SkyRTCClientMessage.decode`, in the same order.
     /// `isBinary`: a binary frame was not checked for UTF-8 by the frame parser (RFC 6455 §8.1 is
-    /// about text), so the raw SDP text is checked here.
+    /// about text frames), so it is checked here.
     static func decode(_ bytes: [UInt8], isBinary: Bool) throws(SignalingError) -> SkyRTCInbound {
+        // The scanner skips string bytes without decoding them, so they must be UTF-8 already.
+        guard !isBinary || UTF8Validation.isValid(bytes) else { throw .badMessage(.badJSON, "not JSON: not valid UTF-8") }
         let parsed: (value: JSONValue, raw: JSONParser.RawValue?)
         do {
-            parsed = try JSONParser.parse(bytes, rawMember: "data", "sdp")
+            parsed = try JSONParser.parse(bytes, selecting: selection)
         } catch {
             throw SkyRTCClientMessage.badJSON(error)
         }
@@ -28,11 +35,6 @@ enum SkyRTCInbound: Equatable, Sendable {
             throw .badMessage(.badField, "\(eventName): missing sdp")
         }
         let text = bytes[raw.range]
-        if isBinary {
-            guard text.withContiguousStorageIfAvailable({ UTF8Validation.isValid($0) }) ?? UTF8Validation.isValid(Array(text)) else {
-                throw SkyRTCClientMessage.badJSON(JSONParser.Failure(offset: raw.range.lowerBound, reason: "string is not valid UTF-8"))
-            }
-        }
         if raw.isCanonical {
             return .description(eventName: eventName, target: target, sdpJSON: text)
         }
