@@ -7,6 +7,8 @@ is the sender's CLOCK_MONOTONIC in ns, so the receiver measures the forward late
 several Python processes (whole rooms per process, so every message stays inside one process) and the
 sends are paced at a bounded total rate (`--rate`), the same schedule for both servers: the load
 generator shares the CPUs with the server, and an unpaced flood would measure Python, not the server.
+The sending phase runs `--repeat` times on the same connections; CPU per message is the median round
+(the machine is shared), latencies are pooled over all rounds.
 Printed per server: CPU per forwarded message (the server's utime+stime from /proc/PID/stat over the
 sending phase, divided by the messages forwarded), p50/p99 forward latency, peak RSS (VmHWM), messages;
 then the ratios conftui/relay.
@@ -19,7 +21,7 @@ at the end counts with its time so far, marked `!`). The hostile clients write r
 (RFC 6455 §5.3 allows any masking key; all-zero keeps the payload as it is), so Python stays cheap.
 
 Usage: signaling_load.py [CONFTUI_BIN] [--clients 200] [--rooms 20] [--offers 30] [--rate 2000]
-       [--workers 4] [--no-relay] [--no-hostile]
+       [--workers 4] [--repeat 3] [--no-relay] [--no-hostile]
 (binary path from argv or $CONFTUI_BIN; `make bench` runs it on the release build). Loopback only;
 hard timeout 300 s.
 """
@@ -249,14 +251,16 @@ class Client:
         self.joined = asyncio.Event()
 
 
-async def worker_main(url, specs, per_room, offers, rate, pipe):
-    """Connects `specs` [(index, room)], waits for "go", sends `offers` offers per client at `rate`
-    messages/s (this process's share), and reports the latencies of the offers its clients received."""
+async def worker_main(url, specs, per_room, offers, rate, repeats, pipe):
+    """Connects `specs` [(index, room)]; then `repeats` times: waits for "go", sends `offers` offers
+    per client at `rate` messages/s (this process's share), and reports the latencies of the offers
+    its clients received."""
     import websockets
     clients = [Client(i, room, per_room) for i, room in specs]
     latencies = []
     expected = len(clients) * offers
     all_in = asyncio.Event()
+    loop = asyncio.get_running_loop()
 
     async def reader(c):
         try:
@@ -290,33 +294,34 @@ async def worker_main(url, specs, per_room, offers, rate, pipe):
 
     await asyncio.gather(*(connect(c) for c in clients))
     await asyncio.wait_for(asyncio.gather(*(c.joined.wait() for c in clients)), timeout=60)
-    pipe.send("ready")
-    await asyncio.get_running_loop().run_in_executor(None, pipe.recv)  # "go"
-
     interval_ns = int(1e9 / rate)
-    start = time.monotonic_ns()
     n = len(clients)
-    for k in range(expected):
-        due = start + k * interval_ns
-        now = time.monotonic_ns()
-        if due - now > 1_000_000:
-            await asyncio.sleep((due - now) / 1e9)
-        c = clients[k % n]
-        target = c.peers[(k // n + c.index) % len(c.peers)]
-        await c.ws.send(offer_text(target, time.monotonic_ns(), c.index))
-    try:
-        await asyncio.wait_for(all_in.wait(), timeout=60)
-    except asyncio.TimeoutError:
-        pass
-    sent_s = (time.monotonic_ns() - start) / 1e9
-    pipe.send({"latencies": latencies, "expected": expected, "seconds": sent_s})
+    for _ in range(repeats):
+        pipe.send("ready")
+        await loop.run_in_executor(None, pipe.recv)  # "go"
+        latencies.clear()
+        all_in.clear()
+        start = time.monotonic_ns()
+        for k in range(expected):
+            due = start + k * interval_ns
+            now = time.monotonic_ns()
+            if due - now > 1_000_000:
+                await asyncio.sleep((due - now) / 1e9)
+            c = clients[k % n]
+            target = c.peers[(k // n + c.index) % len(c.peers)]
+            await c.ws.send(offer_text(target, time.monotonic_ns(), c.index))
+        try:
+            await asyncio.wait_for(all_in.wait(), timeout=60)
+        except asyncio.TimeoutError:
+            pass
+        pipe.send({"latencies": list(latencies), "expected": expected})
     await asyncio.gather(*(c.ws.close() for c in clients), return_exceptions=True)
 
 
-def worker_entry(url, specs, per_room, offers, rate, pipe):
+def worker_entry(url, specs, per_room, offers, rate, repeats, pipe):
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     try:
-        asyncio.run(worker_main(url, specs, per_room, offers, rate, pipe))
+        asyncio.run(worker_main(url, specs, per_room, offers, rate, repeats, pipe))
     except Exception as e:  # reported to the parent, which fails the run
         pipe.send({"error": repr(e)})
 
@@ -331,38 +336,47 @@ def run_sdp_load(pid, url, args):
         specs = [(i, f"room{r}") for r in range(w, args.rooms, args.workers) for i in rooms[r]]
         share = args.rate * len(specs) / args.clients
         parent, child = multiprocessing.Pipe()
-        p = multiprocessing.Process(target=worker_entry, args=(url, specs, per_room, args.offers, share, child), daemon=True)
+        p = multiprocessing.Process(target=worker_entry, args=(url, specs, per_room, args.offers, share, args.repeat, child), daemon=True)
         p.start()
         workers.append((p, parent))
+    rounds = []  # (cpu seconds, wall seconds, messages forwarded)
+    latencies, expected = [], 0
     try:
-        for p, pipe in workers:
-            if not pipe.poll(90):
-                raise SystemExit("a load worker did not get its clients joined in 90 s")
-            msg = pipe.recv()
-            if msg != "ready":
-                raise SystemExit(f"load worker failed: {msg}")
-        cpu0, t0 = cpu_seconds(pid), time.monotonic()
-        for _, pipe in workers:
-            pipe.send("go")
-        results = []
-        for p, pipe in workers:
-            if not pipe.poll(120):
-                raise SystemExit("a load worker did not finish in 120 s")
-            results.append(pipe.recv())
-        cpu1, wall = cpu_seconds(pid), time.monotonic() - t0
+        for r in range(args.repeat):
+            for p, pipe in workers:
+                if not pipe.poll(90):
+                    raise SystemExit("a load worker did not get its clients ready in 90 s")
+                msg = pipe.recv()
+                if msg != "ready":
+                    raise SystemExit(f"load worker failed: {msg}")
+            cpu0, t0 = cpu_seconds(pid), time.monotonic()
+            for _, pipe in workers:
+                pipe.send("go")
+            results = []
+            for p, pipe in workers:
+                if not pipe.poll(120):
+                    raise SystemExit("a load worker did not finish in 120 s")
+                results.append(pipe.recv())
+            cpu1, wall = cpu_seconds(pid), time.monotonic() - t0
+            errors = [x["error"] for x in results if "error" in x]
+            if errors:
+                raise SystemExit(f"load worker failed: {errors[0]}")
+            got = [x for res in results for x in res["latencies"]]
+            latencies += got
+            expected += sum(res["expected"] for res in results)
+            rounds.append((cpu1 - cpu0, wall, len(got)))
     finally:
         for p, _ in workers:
             p.join(timeout=10)
             if p.is_alive():
                 p.kill()
-    errors = [r["error"] for r in results if "error" in r]
-    if errors:
-        raise SystemExit(f"load worker failed: {errors[0]}")
-    latencies = sorted(x for r in results for x in r["latencies"])
-    expected = sum(r["expected"] for r in results)
+    latencies.sort()
+    cpu = sum(c for c, _, _ in rounds)
+    # The median round: the machine is shared, and one round disturbed by a neighbour should not decide.
+    per_round = sorted(c / max(1, n) * 1e6 for c, _, n in rounds)
     return {
-        "forwarded": len(latencies), "expected": expected, "wall_s": wall,
-        "cpu_s": cpu1 - cpu0, "us_per_msg": (cpu1 - cpu0) / max(1, len(latencies)) * 1e6,
+        "forwarded": len(latencies), "expected": expected, "wall_s": sum(w for _, w, _ in rounds),
+        "cpu_s": cpu, "us_per_msg": statistics.median(per_round), "us_rounds": per_round,
         "p50_ms": statistics.median(latencies) if latencies else float("nan"),
         "p99_ms": latencies[max(0, int(len(latencies) * 0.99) - 1)] if latencies else float("nan"),
     }
@@ -632,6 +646,7 @@ def main():
     ap.add_argument("--offers", type=int, default=30, help="offers each client sends")
     ap.add_argument("--rate", type=float, default=2000, help="total offers per second, all clients together")
     ap.add_argument("--workers", type=int, default=4, help="client processes (whole rooms each)")
+    ap.add_argument("--repeat", type=int, default=3, help="sending rounds on the same connections; CPU/msg is the median round")
     ap.add_argument("--no-relay", action="store_true")
     ap.add_argument("--no-hostile", action="store_true")
     ap.add_argument("--relay-server", type=int, metavar="PORT", help=argparse.SUPPRESS)
@@ -656,14 +671,15 @@ def main():
 
     size = len(offer_text("x" * 36, time.monotonic_ns(), 0))
     print(f"\nsignaling SDP load: {args.clients} clients in {args.rooms} rooms, each sends {args.offers} __offer "
-          f"({size} B message) to a peer of its room, paced at {args.rate:.0f} offers/s total from {args.workers} client processes")
+          f"({size} B message) to a peer of its room, paced at {args.rate:.0f} offers/s total from {args.workers} client processes;"
+          f" {args.repeat} rounds (CPU/msg: median round, latency: all rounds)")
     header = f"{'server':<26}{'CPU/msg':>10}{'p50 ms':>9}{'p99 ms':>9}{'peak RSS':>11}{'forwarded':>11}{'srv CPU s':>10}{'wall s':>8}"
     print(header)
     print("-" * len(header))
     for r in results:
         rss = f"{r['rss_kib'] / 1024:.1f} MiB" if r["rss_kib"] else "n/a"
         print(f"{r['name']:<26}{r['us_per_msg']:>8.1f}µs{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}{rss:>11}"
-              f"{r['forwarded']:>11}{r['cpu_s']:>10.2f}{r['wall_s']:>8.2f}")
+              f"{r['forwarded']:>11}{r['cpu_s']:>10.2f}{r['wall_s']:>8.2f}  rounds: {', '.join(f'{x:.1f}' for x in r['us_rounds'])} µs")
     if len(results) == 2:
         a, b = results
         print(f"ratio conftui/relay: CPU per message x{a['us_per_msg'] / b['us_per_msg']:.2f}, "

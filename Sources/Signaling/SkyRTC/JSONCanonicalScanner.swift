@@ -188,8 +188,10 @@ struct JSONCanonicalScanner {
             let e = bytes[index]
             index += 1
             switch e {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                 UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            case UInt8(ascii: "r"), UInt8(ascii: "n"):
+                // An SDP is lines ending in `\r\n`: take the pair at once.
+                if bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "n") { index += 2 }
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "t"):
                 break
             case UInt8(ascii: "/"):
                 canonical = false  // JSON.stringify writes "/" as itself

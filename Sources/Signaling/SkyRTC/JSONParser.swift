@@ -266,16 +266,14 @@ public struct JSONParser {
             if b == UInt8(ascii: "\"") && !escaped {
                 index += 1
                 // The frame was UTF-8-validated already for text frames; binary frames are checked here.
-                guard let s = String(validating: bytes[runStart..<(index - 1)], as: UTF8.self) else { throw fail("string is not valid UTF-8") }
-                return s
+                return try string(bytes[runStart..<(index - 1)])
             }
             escaped = true
             out.append(contentsOf: bytes[runStart..<index])
             index += 1
             switch b {
             case UInt8(ascii: "\""):
-                guard let s = String(validating: out, as: UTF8.self) else { throw fail("string is not valid UTF-8") }
-                return s
+                return try string(out[...])
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { throw fail("unterminated escape") }
                 let e = bytes[index]
@@ -314,6 +312,15 @@ public struct JSONParser {
                 throw fail("control character in string")
             }
         }
+    }
+
+    /// A string from its unescaped UTF-8, refused if not valid (text frames were checked already,
+    /// binary frames and other callers are checked here). `UTF8Validation` plus `String(decoding:)`
+    /// rather than `String(validating:)`, whose generic path costs more than the whole envelope.
+    private func string(_ utf8: ArraySlice<UInt8>) throws(Failure) -> String {
+        let valid = utf8.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
+        guard valid else { throw fail("string is not valid UTF-8") }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {
