@@ -51,14 +51,20 @@ def raise_nofile():
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def cpu_seconds(pid):
-    """utime + stime of a process (all its threads), from /proc/PID/stat (fields 14 and 15)."""
+def cpu_split(pid):
+    """(utime, stime) of a process (all its threads) in seconds, from /proc/PID/stat (fields 14 and 15)."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        tick = os.sysconf("SC_CLK_TCK")
+        return int(fields[11]) / tick, int(fields[12]) / tick
     except OSError:
         return None
+
+
+def cpu_seconds(pid):
+    split = cpu_split(pid)
+    return None if split is None else split[0] + split[1]
 
 
 def peak_rss_kib(pid):
@@ -340,7 +346,7 @@ def run_sdp_load(pid, url, args):
         p.start()
         workers.append((p, parent))
     rounds = []  # (cpu seconds, wall seconds, messages forwarded)
-    latencies, expected = [], 0
+    latencies, expected, system = [], 0, 0.0
     try:
         for r in range(args.repeat):
             for p, pipe in workers:
@@ -349,7 +355,7 @@ def run_sdp_load(pid, url, args):
                 msg = pipe.recv()
                 if msg != "ready":
                     raise SystemExit(f"load worker failed: {msg}")
-            cpu0, t0 = cpu_seconds(pid), time.monotonic()
+            (u0, s0), t0 = cpu_split(pid), time.monotonic()
             for _, pipe in workers:
                 pipe.send("go")
             results = []
@@ -357,14 +363,15 @@ def run_sdp_load(pid, url, args):
                 if not pipe.poll(120):
                     raise SystemExit("a load worker did not finish in 120 s")
                 results.append(pipe.recv())
-            cpu1, wall = cpu_seconds(pid), time.monotonic() - t0
+            (u1, s1), wall = cpu_split(pid), time.monotonic() - t0
             errors = [x["error"] for x in results if "error" in x]
             if errors:
                 raise SystemExit(f"load worker failed: {errors[0]}")
             got = [x for res in results for x in res["latencies"]]
             latencies += got
             expected += sum(res["expected"] for res in results)
-            rounds.append((cpu1 - cpu0, wall, len(got)))
+            rounds.append((u1 - u0 + s1 - s0, wall, len(got)))
+            system += s1 - s0
     finally:
         for p, _ in workers:
             p.join(timeout=10)
@@ -377,6 +384,7 @@ def run_sdp_load(pid, url, args):
     return {
         "forwarded": len(latencies), "expected": expected, "wall_s": sum(w for _, w, _ in rounds),
         "cpu_s": cpu, "us_per_msg": statistics.median(per_round), "us_rounds": per_round,
+        "system_share": system / cpu if cpu else 0,
         "p50_ms": statistics.median(latencies) if latencies else float("nan"),
         "p99_ms": latencies[max(0, int(len(latencies) * 0.99) - 1)] if latencies else float("nan"),
     }
@@ -673,13 +681,14 @@ def main():
     print(f"\nsignaling SDP load: {args.clients} clients in {args.rooms} rooms, each sends {args.offers} __offer "
           f"({size} B message) to a peer of its room, paced at {args.rate:.0f} offers/s total from {args.workers} client processes;"
           f" {args.repeat} rounds (CPU/msg: median round, latency: all rounds)")
-    header = f"{'server':<26}{'CPU/msg':>10}{'p50 ms':>9}{'p99 ms':>9}{'peak RSS':>11}{'forwarded':>11}{'srv CPU s':>10}{'wall s':>8}"
+    header = f"{'server':<26}{'CPU/msg':>10}{'p50 ms':>9}{'p99 ms':>9}{'peak RSS':>11}{'forwarded':>11}{'srv CPU s':>10}{'kernel':>8}{'wall s':>8}"
     print(header)
     print("-" * len(header))
     for r in results:
         rss = f"{r['rss_kib'] / 1024:.1f} MiB" if r["rss_kib"] else "n/a"
         print(f"{r['name']:<26}{r['us_per_msg']:>8.1f}µs{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}{rss:>11}"
-              f"{r['forwarded']:>11}{r['cpu_s']:>10.2f}{r['wall_s']:>8.2f}  rounds: {', '.join(f'{x:.1f}' for x in r['us_rounds'])} µs")
+              f"{r['forwarded']:>11}{r['cpu_s']:>10.2f}{r['system_share'] * 100:>7.0f}%{r['wall_s']:>8.2f}"
+              f"  rounds: {', '.join(f'{x:.1f}' for x in r['us_rounds'])} µs")
     if len(results) == 2:
         a, b = results
         print(f"ratio conftui/relay: CPU per message x{a['us_per_msg'] / b['us_per_msg']:.2f}, "

@@ -158,6 +158,7 @@ import Testing
             WebSocketMasking.apply(key: key, to: &masked)
             // RFC 6455 §5.3: octet i XOR octet i mod 4 of the key.
             #expect(masked == original.enumerated().map { $1 ^ k[$0 % 4] })
+            #expect(original.withUnsafeBytes { WebSocketMasking.unmasked($0, key: key) } == masked)
             WebSocketMasking.apply(key: key, to: &masked)
             #expect(masked == original)
         }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Validates one JSON value in a single pass without building it, and tells whether its text is
 /// already *canonical*: exactly the bytes `JSONWriter` (that is, `JSON.stringify`) would write for
 /// the parsed value. The server forwards a canonical SDP object as the bytes the client sent — what
@@ -15,6 +19,26 @@
 /// one by the caller), so runs of string bytes are skipped, never decoded.
 struct JSONCanonicalScanner {
     static let maxCanonicalMembers = 8
+
+    /// The keys of the object being scanned, up to `maxCanonicalMembers`, kept inline (no allocation
+    /// for every SDP object).
+    private struct KeyRanges {
+        private var storage: (Range<Int>, Range<Int>, Range<Int>, Range<Int>, Range<Int>, Range<Int>, Range<Int>, Range<Int>) =
+            (0..<0, 0..<0, 0..<0, 0..<0, 0..<0, 0..<0, 0..<0, 0..<0)
+        private(set) var count = 0
+
+        subscript(i: Int) -> Range<Int> {
+            precondition(i >= 0 && i < count)
+            return withUnsafeBytes(of: storage) { $0.load(fromByteOffset: i * MemoryLayout<Range<Int>>.stride, as: Range<Int>.self) }
+        }
+
+        mutating func append(_ range: Range<Int>) {
+            precondition(count < JSONCanonicalScanner.maxCanonicalMembers)
+            let offset = count * MemoryLayout<Range<Int>>.stride
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: range, toByteOffset: offset, as: Range<Int>.self) }
+            count += 1
+        }
+    }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
@@ -72,7 +96,7 @@ struct JSONCanonicalScanner {
         }
         // Key ranges, to find duplicates among the first few; a longer object is simply not
         // canonical (so it costs no table here, and the exact parser's hash index handles it).
-        var keys: [Range<Int>] = []
+        var keys = KeyRanges()
         while true {
             canonical = skipWhitespace() && canonical
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -84,8 +108,12 @@ struct JSONCanonicalScanner {
                     canonical = false
                 } else {
                     // Canonical keys are equal as strings exactly when their bytes are equal.
-                    for other in keys where other.count == key.count && bytes[other].elementsEqual(bytes[key]) {
-                        canonical = false
+                    for i in 0..<keys.count {
+                        let other = keys[i]
+                        if other.count == key.count, let base = bytes.baseAddress,
+                           memcmp(base + other.lowerBound, base + key.lowerBound, key.count) == 0 {
+                            canonical = false
+                        }
                     }
                     keys.append(key)
                 }
@@ -168,7 +196,15 @@ struct JSONCanonicalScanner {
         while true {
             while bytes.count - index >= 8 {
                 let w = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if Self.hasSpecialByte(w) { break }
+                let special = Self.specialBytes(w)
+                if special != 0 {
+                    #if _endian(little)
+                    // The lowest flagged byte is exact (borrows only run towards higher bytes), and on
+                    // a little-endian load it is the first in memory: jump straight to it.
+                    index += special.trailingZeroBitCount / 8
+                    #endif
+                    break
+                }
                 index += 8
             }
             while index < bytes.count {
@@ -238,10 +274,10 @@ struct JSONCanonicalScanner {
         return v
     }
 
-    /// Whether any byte of `w` is `"`, `\` or below 0x20 (the classic "has zero byte" and "has byte
-    /// less than n" word tests; exact for the question "is there any", which is all that is asked).
+    /// Nonzero when a byte of `w` is `"`, `\` or below 0x20: the classic "has zero byte" and "has byte
+    /// less than n" word tests, whose high bits flag such bytes (exact for the lowest one flagged).
     @inline(__always)
-    static func hasSpecialByte(_ w: UInt64) -> Bool {
+    static func specialBytes(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = w ^ (ones &* 0x22)
@@ -249,6 +285,6 @@ struct JSONCanonicalScanner {
         let hasQuote = (quote &- ones) & ~quote & highs
         let hasBackslash = (backslash &- ones) & ~backslash & highs
         let hasControl = (w &- ones &* 0x20) & ~w & highs
-        return (hasQuote | hasBackslash | hasControl) != 0
+        return hasQuote | hasBackslash | hasControl
     }
 }

@@ -116,11 +116,14 @@ public struct WebSocketFrameParser: Sendable {
         let payloadStart = readIndex + headerLength + maskLength
         // `payloadLength` is at most `maxMessageSize` (data) or 125 (control) here, so the Int
         // arithmetic above cannot overflow.
-        var payload = Array(buffer[payloadStart..<(payloadStart + Int(payloadLength))])
+        let payloadRange = payloadStart..<(payloadStart + Int(payloadLength))
+        let payload: [UInt8]
         if masked {
             let keyStart = readIndex + headerLength
             let key = (buffer[keyStart], buffer[keyStart + 1], buffer[keyStart + 2], buffer[keyStart + 3])
-            WebSocketMasking.apply(key: key, to: &payload)
+            payload = buffer.withUnsafeBytes { WebSocketMasking.unmasked(UnsafeRawBufferPointer(rebasing: $0[payloadRange]), key: key) }
+        } else {
+            payload = Array(buffer[payloadRange])
         }
         readIndex += total
         if readIndex == buffer.count {

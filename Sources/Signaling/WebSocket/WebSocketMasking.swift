@@ -8,7 +8,23 @@ enum WebSocketMasking {
 
     static func apply(key: (UInt8, UInt8, UInt8, UInt8), to buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress else { return }
-        let count = buffer.count
+        apply(key: key, from: UnsafeRawPointer(base), to: base, count: buffer.count)
+    }
+
+    /// The payload of a masked frame, unmasked while it is copied out of the receive buffer (one
+    /// pass over the bytes instead of a copy and then a transform).
+    static func unmasked(_ source: UnsafeRawBufferPointer, key: (UInt8, UInt8, UInt8, UInt8)) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: source.count) { destination, initialized in
+            if let from = source.baseAddress, let to = destination.baseAddress {
+                apply(key: key, from: from, to: UnsafeMutableRawPointer(to), count: source.count)
+            }
+            initialized = source.count
+        }
+    }
+
+    /// `source` and `destination` are either the same bytes or do not overlap.
+    private static func apply(key: (UInt8, UInt8, UInt8, UInt8), from source: UnsafeRawPointer,
+                              to base: UnsafeMutableRawPointer, count: Int) {
         // The key's four octets in memory order, twice: a word loaded at an offset that is a multiple
         // of 8 (so of 4) meets octet j of the key at its byte j, whatever the machine's byte order.
         var key8: UInt64 = 0
@@ -18,7 +34,7 @@ enum WebSocketMasking {
         }
         var i = 0
         while i + 8 <= count {
-            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             base.storeBytes(of: word ^ key8, toByteOffset: i, as: UInt64.self)
             i += 8
         }
@@ -30,7 +46,7 @@ enum WebSocketMasking {
             case 2: k = key.2
             default: k = key.3
             }
-            buffer[i] ^= k
+            base.storeBytes(of: source.load(fromByteOffset: i, as: UInt8.self) ^ k, toByteOffset: i, as: UInt8.self)
             i += 1
         }
     }
