@@ -7,8 +7,9 @@ is the sender's CLOCK_MONOTONIC in ns, so the receiver measures the forward late
 several Python processes (whole rooms per process, so every message stays inside one process) and the
 sends are paced at a bounded total rate (`--rate`), the same schedule for both servers: the load
 generator shares the CPUs with the server, and an unpaced flood would measure Python, not the server.
-The sending phase runs `--repeat` times on the same connections; CPU per message is the median round
-(the machine is shared), latencies are pooled over all rounds.
+Both servers and their clients run at once, and the sending rounds (`--repeat`, on the same
+connections) alternate between them, so both see the same neighbours on a shared machine; CPU per
+message is the median round, latencies are pooled over all rounds.
 Printed per server: CPU per forwarded message (the server's utime+stime from /proc/PID/stat over the
 sending phase, divided by the messages forwarded), p50/p99 forward latency, peak RSS (VmHWM), messages;
 then the ratios conftui/relay.
@@ -332,62 +333,70 @@ def worker_entry(url, specs, per_room, offers, rate, repeats, pipe):
         pipe.send({"error": repr(e)})
 
 
-def run_sdp_load(pid, url, args):
-    rooms = [[] for _ in range(args.rooms)]
-    for i in range(args.clients):
-        rooms[i % args.rooms].append(i)
-    per_room = args.clients // args.rooms
-    workers = []
-    for w in range(args.workers):
-        specs = [(i, f"room{r}") for r in range(w, args.rooms, args.workers) for i in rooms[r]]
-        share = args.rate * len(specs) / args.clients
-        parent, child = multiprocessing.Pipe()
-        p = multiprocessing.Process(target=worker_entry, args=(url, specs, per_room, args.offers, share, args.repeat, child), daemon=True)
-        p.start()
-        workers.append((p, parent))
-    rounds = []  # (cpu seconds, wall seconds, messages forwarded)
-    latencies, expected, system = [], 0, 0.0
-    try:
-        for r in range(args.repeat):
-            for p, pipe in workers:
-                if not pipe.poll(90):
-                    raise SystemExit("a load worker did not get its clients ready in 90 s")
-                msg = pipe.recv()
-                if msg != "ready":
-                    raise SystemExit(f"load worker failed: {msg}")
-            (u0, s0), t0 = cpu_split(pid), time.monotonic()
-            for _, pipe in workers:
-                pipe.send("go")
-            results = []
-            for p, pipe in workers:
-                if not pipe.poll(120):
-                    raise SystemExit("a load worker did not finish in 120 s")
-                results.append(pipe.recv())
-            (u1, s1), wall = cpu_split(pid), time.monotonic() - t0
-            errors = [x["error"] for x in results if "error" in x]
-            if errors:
-                raise SystemExit(f"load worker failed: {errors[0]}")
-            got = [x for res in results for x in res["latencies"]]
-            latencies += got
-            expected += sum(res["expected"] for res in results)
-            rounds.append((u1 - u0 + s1 - s0, wall, len(got)))
-            system += s1 - s0
-    finally:
-        for p, _ in workers:
+class SDPLoad:
+    """One server's clients (in `--workers` processes) and what its rounds measured."""
+
+    def __init__(self, name, pid, url, args):
+        self.name, self.pid, self.args = name, pid, args
+        rooms = [[] for _ in range(args.rooms)]
+        for i in range(args.clients):
+            rooms[i % args.rooms].append(i)
+        per_room = args.clients // args.rooms
+        self.workers = []
+        for w in range(args.workers):
+            specs = [(i, f"room{r}") for r in range(w, args.rooms, args.workers) for i in rooms[r]]
+            share = args.rate * len(specs) / args.clients
+            parent, child = multiprocessing.Pipe()
+            p = multiprocessing.Process(target=worker_entry, args=(url, specs, per_room, args.offers, share, args.repeat, child),
+                                        daemon=True)
+            p.start()
+            self.workers.append((p, parent))
+        self.rounds = []  # (cpu seconds, system seconds, wall seconds, messages forwarded)
+        self.latencies, self.expected = [], 0
+
+    def round(self):
+        for p, pipe in self.workers:
+            if not pipe.poll(90):
+                raise SystemExit(f"{self.name}: a load worker did not get its clients ready in 90 s")
+            msg = pipe.recv()
+            if msg != "ready":
+                raise SystemExit(f"{self.name}: load worker failed: {msg}")
+        (u0, s0), t0 = cpu_split(self.pid), time.monotonic()
+        for _, pipe in self.workers:
+            pipe.send("go")
+        results = []
+        for p, pipe in self.workers:
+            if not pipe.poll(120):
+                raise SystemExit(f"{self.name}: a load worker did not finish in 120 s")
+            results.append(pipe.recv())
+        (u1, s1), wall = cpu_split(self.pid), time.monotonic() - t0
+        errors = [x["error"] for x in results if "error" in x]
+        if errors:
+            raise SystemExit(f"{self.name}: load worker failed: {errors[0]}")
+        got = [x for res in results for x in res["latencies"]]
+        self.latencies += got
+        self.expected += sum(res["expected"] for res in results)
+        self.rounds.append((u1 - u0 + s1 - s0, s1 - s0, wall, len(got)))
+
+    def close(self):
+        for p, _ in self.workers:
             p.join(timeout=10)
             if p.is_alive():
                 p.kill()
-    latencies.sort()
-    cpu = sum(c for c, _, _ in rounds)
-    # The median round: the machine is shared, and one round disturbed by a neighbour should not decide.
-    per_round = sorted(c / max(1, n) * 1e6 for c, _, n in rounds)
-    return {
-        "forwarded": len(latencies), "expected": expected, "wall_s": sum(w for _, w, _ in rounds),
-        "cpu_s": cpu, "us_per_msg": statistics.median(per_round), "us_rounds": per_round,
-        "system_share": system / cpu if cpu else 0,
-        "p50_ms": statistics.median(latencies) if latencies else float("nan"),
-        "p99_ms": latencies[max(0, int(len(latencies) * 0.99) - 1)] if latencies else float("nan"),
-    }
+
+    def result(self):
+        latencies = sorted(self.latencies)
+        cpu = sum(r[0] for r in self.rounds)
+        # The median round: the machine is shared, and one round disturbed by a neighbour should not decide.
+        per_round = sorted(c / max(1, n) * 1e6 for c, _, _, n in self.rounds)
+        return {
+            "name": self.name, "forwarded": len(latencies), "expected": self.expected,
+            "wall_s": sum(r[2] for r in self.rounds), "cpu_s": cpu,
+            "us_per_msg": statistics.median(per_round), "us_rounds": per_round,
+            "system_share": sum(r[1] for r in self.rounds) / cpu if cpu else 0,
+            "p50_ms": statistics.median(latencies) if latencies else float("nan"),
+            "p99_ms": latencies[max(0, int(len(latencies) * 0.99) - 1)] if latencies else float("nan"),
+        }
 
 
 # ---------------------------------------------------------------- hostile cases (raw frames) and probes
@@ -630,20 +639,35 @@ def start_server(cmd):
     return proc, int(m.group(1)), m.group(2)
 
 
-def measure(name, cmd, args):
-    proc, port, url = start_server(cmd)
+def measure(servers, args):
+    """Starts every server and its clients, then runs the SDP rounds alternately (server A, server B,
+    A, B, ...), so both see the same neighbours on this shared machine; then the hostile cases."""
+    running, loads, results = [], [], []
     try:
-        result = run_sdp_load(proc.pid, url, args)
-        result["rss_kib"] = peak_rss_kib(proc.pid)
-        result["name"] = name
-        result["hostile"] = [] if args.no_hostile else run_hostile(proc.pid, port)
-        return result
+        for name, cmd in servers:
+            proc, port, url = start_server(cmd)
+            running.append((name, proc, port))
+            loads.append(SDPLoad(name, proc.pid, url, args))
+        for _ in range(args.repeat):
+            for load in loads:
+                load.round()
+        for (name, proc, port), load in zip(running, loads):
+            load.close()
+            result = load.result()
+            result["rss_kib"] = peak_rss_kib(proc.pid)
+            results.append(result)
+        for (name, proc, port), result in zip(running, results):
+            result["hostile"] = [] if args.no_hostile else run_hostile(proc.pid, port)
+        return results
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        for load in loads:
+            load.close()
+        for _, proc, _ in running:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 def main():
@@ -673,9 +697,10 @@ def main():
     signal.signal(signal.SIGALRM, timeout)
     signal.alarm(HARD_TIMEOUT)
 
-    results = [measure("conftui serve", [args.binary, "serve", "--port", "0", "--log", "/dev/null"], args)]
+    servers = [("conftui serve", [args.binary, "serve", "--port", "0", "--log", "/dev/null"])]
     if not args.no_relay:
-        results.append(measure("python websockets relay", [sys.executable, os.path.abspath(__file__), "--relay-server", "0"], args))
+        servers.append(("python websockets relay", [sys.executable, os.path.abspath(__file__), "--relay-server", "0"]))
+    results = measure(servers, args)
 
     size = len(offer_text("x" * 36, time.monotonic_ns(), 0))
     print(f"\nsignaling SDP load: {args.clients} clients in {args.rooms} rooms, each sends {args.offers} __offer "
