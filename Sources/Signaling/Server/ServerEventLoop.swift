@@ -304,12 +304,12 @@ final class ServerEventLoop {
     }
 
     private func flushScheduledOutput() {
-        let batch = toFlush
-        toFlush.removeAll(keepingCapacity: true)
-        for conn in batch {
+        // flush() never schedules more (it only writes, or dooms), so the list is stable while walked.
+        for conn in toFlush {
             conn.flushScheduled = false
             if !conn.doomed { flush(conn) }
         }
+        toFlush.removeAll(keepingCapacity: true)
     }
 
     private func flush(_ conn: ServerConnection) {

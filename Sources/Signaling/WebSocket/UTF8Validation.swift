@@ -23,7 +23,7 @@ enum UTF8Validation {
                 i += 1
                 continue
             }
-            // RFC 3629 §4 (the syntax that excludes overlong forms, surrogates and code points past U+10FFFF):
+            // The well-formed sequences (no overlong forms, no surrogates, nothing past U+10FFFF):
             //   UTF8-2 = %xC2-DF UTF8-tail
             //   UTF8-3 = %xE0 %xA0-BF UTF8-tail / %xE1-EC 2( UTF8-tail ) / %xED %x80-9F UTF8-tail / %xEE-EF 2( UTF8-tail )
             //   UTF8-4 = %xF0 %x90-BF 2( UTF8-tail ) / %xF1-F3 3( UTF8-tail ) / %xF4 %x80-8F 2( UTF8-tail )
