@@ -48,6 +48,12 @@ import Testing
         // Linear: a small constant apart (hashing each key). The old per-member scan over earlier
         // members was about 7 × 10⁹ string comparisons here, thousands of times the baseline.
         #expect(objectTime < 10 * arrayTime, "object \(objectTime) s vs array \(arrayTime) s")
+        // Writing them back is linear too (what the server does with an SDP that is not canonical).
+        let objectValue = try JSONParser.parse(object), arrayValue = try JSONParser.parse(array)
+        let writeObject = Self.time { _ = JSONWriter.bytes(objectValue) }
+        let writeArray = Self.time { _ = JSONWriter.bytes(arrayValue) }
+        #expect(JSONWriter.bytes(objectValue) == object)
+        #expect(writeObject < 10 * writeArray, "object \(writeObject) s vs array \(writeArray) s")
     }
 
     @Test func duplicateKeysInLargeObjectsStillKeepTheLastValueInTheFirstPosition() throws {

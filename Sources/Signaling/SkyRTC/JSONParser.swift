@@ -111,7 +111,7 @@ public struct JSONParser {
         }
     }
 
-    /// Scans the value at `index` as raw text (see `rawMember`), leaving `index` past it.
+    /// Scans the value at `index` as raw text (see `parse(_:selecting:)`), leaving `index` past it.
     private mutating func scanRaw(depth: Int) throws(Failure) -> RawValue {
         let start = index
         let outcome: Result<(end: Int, canonical: Bool), Failure> = bytes.withUnsafeBufferPointer { buffer in

@@ -62,7 +62,6 @@ public enum JSONWriter {
     }
 
     static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        out.reserveCapacity(out.count + bytes.count + 2)
         out.append(UInt8(ascii: "\""))
         var runStart = 0
         var i = 0

@@ -24,7 +24,8 @@ public enum WebSocketFrameWriter {
     /// Appends one unmasked frame (what a server sends, §5.1) to `out`: the header, then the payload
     /// in one copy, so the server writes straight into a connection's output buffer.
     public static func appendFrame(_ opcode: WebSocketOpcode, payload: [UInt8], to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + payload.count + 10)
+        // No reserveCapacity here: reserving exactly what one more frame needs, frame after frame
+        // into a backed-up buffer, would reallocate every time (append grows geometrically).
         appendHeader(opcode, length: payload.count, fin: true, masked: false, to: &out)
         out.append(contentsOf: payload)
     }
