@@ -165,14 +165,14 @@ import Testing
         var rooms = Self.opened(Self.a, Self.b, Self.c)
         _ = rooms.handle(Self.msg(Self.a, Self.join("r1", "Ada")))
         #expect(Self.sends(rooms.handle(Self.msg(Self.b, Self.join("r1", "Bob")))) == [
-            .send(Self.a, #"{"eventName":"_new_peer","data":{"socketId":"\#(Self.b)","name":"Bob"}}"#),
-            .send(Self.b, #"{"eventName":"_peers","data":{"connections":["\#(Self.a)"],"you":"\#(Self.b)","names":{"\#(Self.a)":"Ada"}}}"#),
+            .send(Self.a, Array(#"{"eventName":"_new_peer","data":{"socketId":"\#(Self.b)","name":"Bob"}}"#.utf8)),
+            .send(Self.b, Array(#"{"eventName":"_peers","data":{"connections":["\#(Self.a)"],"you":"\#(Self.b)","names":{"\#(Self.a)":"Ada"}}}"#.utf8)),
         ])
         // c gives no name: members get a plain _new_peer, and c sees both names.
         #expect(Self.sends(rooms.handle(Self.msg(Self.c, Self.join("r1")))) == [
-            .send(Self.a, #"{"eventName":"_new_peer","data":{"socketId":"\#(Self.c)"}}"#),
-            .send(Self.b, #"{"eventName":"_new_peer","data":{"socketId":"\#(Self.c)"}}"#),
-            .send(Self.c, #"{"eventName":"_peers","data":{"connections":["\#(Self.a)","\#(Self.b)"],"you":"\#(Self.c)","names":{"\#(Self.a)":"Ada","\#(Self.b)":"Bob"}}}"#),
+            .send(Self.a, Array(#"{"eventName":"_new_peer","data":{"socketId":"\#(Self.c)"}}"#.utf8)),
+            .send(Self.b, Array(#"{"eventName":"_new_peer","data":{"socketId":"\#(Self.c)"}}"#.utf8)),
+            .send(Self.c, Array(#"{"eventName":"_peers","data":{"connections":["\#(Self.a)","\#(Self.b)"],"you":"\#(Self.c)","names":{"\#(Self.a)":"Ada","\#(Self.b)":"Bob"}}}"#.utf8)),
         ])
         #expect(rooms.name(of: Self.a) == "Ada")
         #expect(rooms.name(of: Self.c) == nil)
@@ -187,22 +187,22 @@ import Testing
         _ = rooms.handle(Self.msg(Self.b, Self.join("r1", "Bob")))
         // Same room, new name: a fresh _peers for a, nothing for b (no duplicate _new_peer).
         #expect(Self.sends(rooms.handle(Self.msg(Self.a, Self.join("r1", "Ada L.")))) == [
-            .send(Self.a, #"{"eventName":"_peers","data":{"connections":["\#(Self.b)"],"you":"\#(Self.a)","names":{"\#(Self.b)":"Bob"}}}"#),
+            .send(Self.a, Array(#"{"eventName":"_peers","data":{"connections":["\#(Self.b)"],"you":"\#(Self.a)","names":{"\#(Self.b)":"Bob"}}}"#.utf8)),
         ])
         #expect(rooms.name(of: Self.a) == "Ada L.")
         // A later joiner sees the new name; dropping the name on a rejoin is also remembered.
         _ = rooms.handle(Self.msg(Self.b, Self.join("r1")))
         #expect(Self.sends(rooms.handle(Self.msg(Self.c, Self.join("r1", "Cy")))) == [
-            .send(Self.a, #"{"eventName":"_new_peer","data":{"socketId":"\#(Self.c)","name":"Cy"}}"#),
-            .send(Self.b, #"{"eventName":"_new_peer","data":{"socketId":"\#(Self.c)","name":"Cy"}}"#),
-            .send(Self.c, #"{"eventName":"_peers","data":{"connections":["\#(Self.a)","\#(Self.b)"],"you":"\#(Self.c)","names":{"\#(Self.a)":"Ada L."}}}"#),
+            .send(Self.a, Array(#"{"eventName":"_new_peer","data":{"socketId":"\#(Self.c)","name":"Cy"}}"#.utf8)),
+            .send(Self.b, Array(#"{"eventName":"_new_peer","data":{"socketId":"\#(Self.c)","name":"Cy"}}"#.utf8)),
+            .send(Self.c, Array(#"{"eventName":"_peers","data":{"connections":["\#(Self.a)","\#(Self.b)"],"you":"\#(Self.c)","names":{"\#(Self.a)":"Ada L."}}}"#.utf8)),
         ])
         // Another room, another name: the new room's members hear it.
         _ = rooms.handle(Self.msg(Self.c, Self.join("r2", "Cyrus")))
         #expect(Self.sends(rooms.handle(Self.msg(Self.a, Self.join("r2", "Ada")))) == [
-            .send(Self.b, #"{"eventName":"_remove_peer","data":{"socketId":"\#(Self.a)"}}"#),
-            .send(Self.c, #"{"eventName":"_new_peer","data":{"socketId":"\#(Self.a)","name":"Ada"}}"#),
-            .send(Self.a, #"{"eventName":"_peers","data":{"connections":["\#(Self.c)"],"you":"\#(Self.a)","names":{"\#(Self.c)":"Cyrus"}}}"#),
+            .send(Self.b, Array(#"{"eventName":"_remove_peer","data":{"socketId":"\#(Self.a)"}}"#.utf8)),
+            .send(Self.c, Array(#"{"eventName":"_new_peer","data":{"socketId":"\#(Self.a)","name":"Ada"}}"#.utf8)),
+            .send(Self.a, Array(#"{"eventName":"_peers","data":{"connections":["\#(Self.c)"],"you":"\#(Self.a)","names":{"\#(Self.c)":"Cyrus"}}}"#.utf8)),
         ])
     }
 
@@ -210,8 +210,8 @@ import Testing
         var rooms = Self.opened(Self.a, Self.b, format: .original)
         _ = rooms.handle(Self.msg(Self.a, Self.join("r1", "Ada")))
         #expect(Self.sends(rooms.handle(Self.msg(Self.b, Self.join("r1", "Bob")))) == [
-            .send(Self.a, #"{"eventName":"_new_peer","data":{"socketId":"\#(Self.b)"}}"#),
-            .send(Self.b, #"{"eventName":"_peers","data":{"connections":["\#(Self.a)"],"you":"\#(Self.b)"}}"#),
+            .send(Self.a, Array(#"{"eventName":"_new_peer","data":{"socketId":"\#(Self.b)"}}"#.utf8)),
+            .send(Self.b, Array(#"{"eventName":"_peers","data":{"connections":["\#(Self.a)"],"you":"\#(Self.b)"}}"#.utf8)),
         ])
     }
 
@@ -220,7 +220,7 @@ import Testing
         _ = rooms.handle(Self.msg(Self.a, Self.join("r1", "Ada")))
         let bad = #"{"eventName":"__join","data":{"room":"r1","name":42}}"#
         #expect(Self.sends(rooms.handle(Self.msg(Self.b, bad))) == [
-            .send(Self.b, #"{"eventName":"_error","data":{"code":"bad_field","message":"__join: name must be a string"}}"#),
+            .send(Self.b, Array(#"{"eventName":"_error","data":{"code":"bad_field","message":"__join: name must be a string"}}"#.utf8)),
         ])
         #expect(rooms.room(of: Self.b) == nil)
         #expect(rooms.members(of: "r1") == [Self.a])

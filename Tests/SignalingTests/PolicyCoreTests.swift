@@ -62,8 +62,8 @@ import Testing
     }
 
     static func errorCode(_ actions: [SkyRTCRooms.Action]) -> String? {
-        for case .send(_, let text) in actions {
-            if case .error(let e)? = try? SkyRTCServerMessage.decode(Array(text.utf8)) { return e.code.rawValue }
+        for case .send(_, let bytes) in actions {
+            if case .error(let e)? = try? SkyRTCServerMessage.decode(bytes) { return e.code.rawValue }
         }
         return nil
     }

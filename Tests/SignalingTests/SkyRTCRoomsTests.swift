@@ -13,7 +13,7 @@ import Testing
         actions.filter { if case .log = $0 { return false } else { return true } }
     }
     static func send(_ id: SocketID, _ m: SkyRTCServerMessage, _ f: SkyRTCWireFormat = .conftui) -> SkyRTCRooms.Action {
-        .send(id, m.jsonText(format: f))
+        .send(id, m.jsonBytes(format: f))
     }
 
     static func opened(_ ids: SocketID..., format: SkyRTCWireFormat = .conftui) -> SkyRTCRooms {
@@ -87,15 +87,15 @@ import Testing
         _ = rooms.handle(Self.msg(Self.b, Self.join("r1")))
         let offer = #"{"eventName":"__offer","data":{"socketId":"\#(Self.a)","sdp":{"type":"offer","sdp":"v=0\r\na=x/y\r\n","extra":[1]},"junk":true}}"#
         #expect(rooms.handle(Self.msg(Self.b, offer)) == [
-            .send(Self.a, #"{"eventName":"_offer","data":{"sdp":{"type":"offer","sdp":"v=0\r\na=x/y\r\n","extra":[1]},"socketId":"\#(Self.b)"}}"#),
+            .send(Self.a, Array(#"{"eventName":"_offer","data":{"sdp":{"type":"offer","sdp":"v=0\r\na=x/y\r\n","extra":[1]},"socketId":"\#(Self.b)"}}"#.utf8)),
         ])
         let answer = #"{"eventName":"__answer","data":{"socketId":"\#(Self.b)","sdp":{"type":"answer","sdp":"v=0"}}}"#
         #expect(rooms.handle(Self.msg(Self.a, answer)) == [
-            .send(Self.b, #"{"eventName":"_answer","data":{"sdp":{"type":"answer","sdp":"v=0"},"socketId":"\#(Self.a)"}}"#),
+            .send(Self.b, Array(#"{"eventName":"_answer","data":{"sdp":{"type":"answer","sdp":"v=0"},"socketId":"\#(Self.a)"}}"#.utf8)),
         ])
         let cand = #"{"eventName":"__ice_candidate","data":{"label":1,"candidate":"candidate:1 1 udp 9 10.0.0.1 9 typ host","socketId":"\#(Self.b)"}}"#
         #expect(rooms.handle(Self.msg(Self.a, cand)) == [
-            .send(Self.b, #"{"eventName":"_ice_candidate","data":{"label":1,"candidate":"candidate:1 1 udp 9 10.0.0.1 9 typ host","socketId":"\#(Self.a)","sdpMLineIndex":1}}"#),
+            .send(Self.b, Array(#"{"eventName":"_ice_candidate","data":{"label":1,"candidate":"candidate:1 1 udp 9 10.0.0.1 9 typ host","socketId":"\#(Self.a)","sdpMLineIndex":1}}"#.utf8)),
         ])
     }
 
@@ -106,13 +106,13 @@ import Testing
         let toB = #"{"eventName":"__offer","data":{"socketId":"\#(Self.b)","sdp":{}}}"#
         let out = Self.sends(rooms.handle(Self.msg(Self.a, toB)))
         #expect(out.count == 1)
-        #expect(out.first.map { if case .send(Self.a, let t) = $0 { t.contains(#""code":"unknown_target""#) } else { false } } == true)
+        #expect(out.first.map { if case .send(Self.a, let t) = $0 { String(decoding: t, as: UTF8.self).contains(#""code":"unknown_target""#) } else { false } } == true)
         // Self as target is refused too.
         let toSelf = #"{"eventName":"__offer","data":{"socketId":"\#(Self.a)","sdp":{}}}"#
         #expect(Self.sends(rooms.handle(Self.msg(Self.a, toSelf))).count == 1)
         // c never joined.
         let fromC = Self.sends(rooms.handle(Self.msg(Self.c, toB)))
-        #expect(fromC.first.map { if case .send(Self.c, let t) = $0 { t.contains(#""code":"not_joined""#) } else { false } } == true)
+        #expect(fromC.first.map { if case .send(Self.c, let t) = $0 { String(decoding: t, as: UTF8.self).contains(#""code":"not_joined""#) } else { false } } == true)
     }
 
     @Test func originalFormatForwardsAnywhereAndDropsSilently() {
@@ -121,7 +121,7 @@ import Testing
         _ = rooms.handle(Self.msg(Self.b, Self.join("r2")))
         let cand = #"{"eventName":"__ice_candidate","data":{"id":"audio","label":0,"candidate":"c","socketId":"\#(Self.b)"}}"#
         #expect(rooms.handle(Self.msg(Self.a, cand)) == [
-            .send(Self.b, #"{"eventName":"_ice_candidate","data":{"label":0,"candidate":"c","socketId":"\#(Self.a)"}}"#),
+            .send(Self.b, Array(#"{"eventName":"_ice_candidate","data":{"label":0,"candidate":"c","socketId":"\#(Self.a)"}}"#.utf8)),
         ])
         // Unknown target, bad JSON, unknown event: nothing on the wire.
         let nobody = #"{"eventName":"__offer","data":{"socketId":"nobody","sdp":{}}}"#

@@ -58,6 +58,14 @@ final class ServerConnection {
 
     func queue(_ bytes: [UInt8]) { output.append(contentsOf: bytes) }
 
+    /// Appends one text/binary/control frame without building it apart first (one copy of the payload).
+    func queueFrame(_ opcode: WebSocketOpcode, payload: [UInt8]) {
+        WebSocketFrameWriter.appendFrame(opcode, payload: payload, to: &output)
+    }
+
+    /// Set while the connection waits in the event loop's end-of-turn flush list.
+    var flushScheduled = false
+
     /// Writes as much queued output as the socket takes. Returns false when the stream failed.
     func flush() -> Bool {
         while pendingOutput > 0 {

@@ -31,6 +31,9 @@ final class ServerEventLoop {
     private var stats = SignalingServerStats()
     private var now: Double
     private var scratch = [UInt8](repeating: 0, count: 64 << 10)
+    /// Connections with forwarded messages queued this turn: each is flushed once at the end of the
+    /// turn, so several messages for one recipient leave in one send(2).
+    private var toFlush: [ServerConnection] = []
 
     init(config: SignalingServerConfiguration, listenFD: Int32, wakeFD: Int32, tls: TLSServerContext?, origins: OriginPolicy, log: SignalingLog,
          shouldStop: @escaping () -> Bool, publish: @escaping (SignalingServerStats) -> Void) {
@@ -94,7 +97,11 @@ final class ServerEventLoop {
                 sweepTimers()
                 lastSweep = now
             }
-            reap()
+            // Reaping tells rooms (more messages to flush); flushing may doom a connection (more to reap).
+            repeat {
+                flushScheduledOutput()
+                reap()
+            } while !toFlush.isEmpty
             publishStats()
         }
         shutdownAll()
@@ -200,7 +207,14 @@ final class ServerEventLoop {
             switch result {
             case .bytes(let n):
                 budget -= n
-                handle(conn, Array(scratch[0..<n]))
+                // `n` comes from the stream, which never reports more than the buffer it was given;
+                // checked anyway, since a slice past the end would trap.
+                guard n > 0 && n <= scratch.count else { return doom(conn) }
+                scratch.withUnsafeBufferPointer { handle(conn, UnsafeBufferPointer(rebasing: $0[0..<n])) }
+                // A plain socket that filled less than the buffer has been drained: skip the read that
+                // would only say EAGAIN (epoll is level-triggered, so anything that arrives later
+                // wakes the loop again). TLS may hold decrypted bytes epoll cannot see, so it reads on.
+                if tls == nil && n < scratch.count { return }
             case .wouldBlock:
                 return
             case .wantsWrite:
@@ -216,7 +230,7 @@ final class ServerEventLoop {
         if budget <= 0 && tls != nil { conn.readNeedsWrite = true }
     }
 
-    private func handle(_ conn: ServerConnection, _ bytes: [UInt8]) {
+    private func handle(_ conn: ServerConnection, _ bytes: UnsafeBufferPointer<UInt8>) {
         switch conn.phase {
         case .http:
             conn.httpBuffer.append(contentsOf: bytes)
@@ -285,8 +299,16 @@ final class ServerEventLoop {
         while conn.phase == .webSocket && !conn.doomed {
             let message: WebSocketMessage
             do {
-                guard let m = try conn.parser.next() else { return }
-                message = m
+                guard let m = try conn.parser.nextInbound() else { return }
+                if case .data(let bytes, let isText) = m {
+                    // Text and binary both carry UTF-8 JSON; the bytes go to the room as they are.
+                    guard let id = conn.socketID else { return }
+                    conn.lastHeard = now
+                    guard admitCounted(conn, id) else { continue }
+                    perform(rooms.handle(.message(id, bytes, isBinary: !isText)))
+                    continue
+                }
+                message = m.message
             } catch {
                 // §7.1.7 _Fail the WebSocket Connection_: send a close frame with the code, then close.
                 log.write("failing \(conn.socketID?.rawValue ?? "?") with \(error.code.rawValue): \(error.reason)")
@@ -297,10 +319,8 @@ final class ServerEventLoop {
             conn.lastHeard = now
             guard admit(conn, id, message) else { continue }
             switch message {
-            case .text(let text):
-                perform(rooms.handle(.message(id, Array(text.utf8), isBinary: false)))
-            case .binary(let bytes):
-                perform(rooms.handle(.message(id, bytes, isBinary: true)))
+            case .text, .binary:
+                break  // handled above, without a String
             case .ping(let payload):
                 // §5.5.2: "Upon receipt of a Ping frame, an endpoint MUST send a Pong frame in response
                 // ... with identical Application data".
@@ -320,8 +340,13 @@ final class ServerEventLoop {
     private func admit(_ conn: ServerConnection, _ id: SocketID, _ message: WebSocketMessage) -> Bool {
         switch message {
         case .close, .pong: return true
-        case .text, .binary, .ping: break
+        case .text, .binary, .ping: return admitCounted(conn, id)
         }
+    }
+
+    /// A message that counts against the connection's rate: admitted, refused (the first refusal
+    /// answered with `rate_limited`), or refused and the connection closed.
+    private func admitCounted(_ conn: ServerConnection, _ id: SocketID) -> Bool {
         switch conn.rate?.admit(now: now) ?? .accept {
         case .accept:
             return true
@@ -359,13 +384,28 @@ final class ServerEventLoop {
     private func enqueue(_ conn: ServerConnection, _ bytes: [UInt8]) {
         guard !conn.doomed else { return }
         conn.queue(bytes)
-        if conn.pendingOutput > config.maxOutgoingBytes {
-            stats.droppedSlowConsumers += 1
-            log.write("dropping \(conn.socketID?.rawValue ?? "fd \(conn.fd)"): \(conn.pendingOutput) bytes unread (cap \(config.maxOutgoingBytes))")
-            return doom(conn)
-        }
+        guard !overflowed(conn) else { return }
         flush(conn)
         account(conn)
+    }
+
+    /// Dooms a connection whose unread output passed the cap; true if it did.
+    private func overflowed(_ conn: ServerConnection) -> Bool {
+        guard conn.pendingOutput > config.maxOutgoingBytes else { return false }
+        stats.droppedSlowConsumers += 1
+        log.write("dropping \(conn.socketID?.rawValue ?? "fd \(conn.fd)"): \(conn.pendingOutput) bytes unread (cap \(config.maxOutgoingBytes))")
+        doom(conn)
+        return true
+    }
+
+    private func flushScheduledOutput() {
+        // flush() never schedules more (it only writes, or dooms), so the list is stable while walked.
+        for conn in toFlush {
+            conn.flushScheduled = false
+            if !conn.doomed { flush(conn) }
+            account(conn)
+        }
+        toFlush.removeAll(keepingCapacity: true)
     }
 
     private func flush(_ conn: ServerConnection) {
@@ -399,9 +439,14 @@ final class ServerEventLoop {
     private func perform(_ actions: [SkyRTCRooms.Action]) {
         for action in actions {
             switch action {
-            case .send(let id, let text):
-                if let conn = bySocket[id], conn.phase == .webSocket {
-                    enqueue(conn, WebSocketFrameWriter.frame(.text, payload: Array(text.utf8)))
+            case .send(let id, let json):
+                if let conn = bySocket[id], conn.phase == .webSocket, !conn.doomed {
+                    conn.queueFrame(.text, payload: json)
+                    guard !overflowed(conn) else { break }
+                    if !conn.flushScheduled {
+                        conn.flushScheduled = true
+                        toFlush.append(conn)
+                    }
                 }
             case .close(let id, let code, let reason):
                 if let conn = bySocket[id] { closeWebSocket(conn, code, reason) }

@@ -43,8 +43,18 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         do {
             json = try JSONParser.parse(bytes)
         } catch {
-            throw .badMessage(.badJSON, "not JSON: \(error.reason) at byte \(error.offset)")
+            throw badJSON(error)
         }
+        let (eventName, data) = try envelope(json)
+        return try decode(eventName: eventName, data: data)
+    }
+
+    static func badJSON(_ failure: JSONParser.Failure) -> SignalingError {
+        .badMessage(.badJSON, "not JSON: \(failure.reason) at byte \(failure.offset)")
+    }
+
+    /// The checks every message passes: an object with a known string `eventName` and an object `data`.
+    static func envelope(_ json: JSONValue) throws(SignalingError) -> (eventName: String, data: JSONValue) {
         guard case .object = json else { throw .badMessage(.badEnvelope, "a message must be a JSON object") }
         guard let eventName = json["eventName"]?.stringValue else {
             throw .badMessage(.badEnvelope, "missing string field eventName")
@@ -56,6 +66,11 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         guard let data = json["data"], case .object = data else {
             throw .badMessage(.badField, "\(eventName): data must be an object")
         }
+        return (eventName, data)
+    }
+
+    /// One message's fields, after `envelope`.
+    static func decode(eventName: String, data: JSONValue) throws(SignalingError) -> SkyRTCClientMessage {
         switch eventName {
         case "__join":
             return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"])))
@@ -95,7 +110,7 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         return nil
     }
 
-    private static func targetID(_ data: JSONValue, _ eventName: String) throws(SignalingError) -> SocketID {
+    static func targetID(_ data: JSONValue, _ eventName: String) throws(SignalingError) -> SocketID {
         guard let s = data["socketId"]?.stringValue, !s.isEmpty, s.utf8.count <= 128 else {
             throw .badMessage(.badField, "\(eventName): socketId must be a non-empty string")
         }

@@ -36,8 +36,8 @@ public struct SkyRTCRooms: Sendable {
 
     /// What the driver must do, in order.
     public enum Action: Equatable, Sendable {
-        /// Send this JSON text to the socket as one text frame.
-        case send(SocketID, String)
+        /// Send this JSON text (UTF-8) to the socket as one text frame.
+        case send(SocketID, [UInt8])
         /// Close the socket with this status code (§7.4.1).
         case close(SocketID, WebSocketCloseCode, String)
         /// Something worth one log line.
@@ -86,10 +86,10 @@ public struct SkyRTCRooms: Sendable {
             guard sockets[id] != nil else { break }
             leave(id, &actions)
             sockets[id] = nil
-        case .message(let id, let bytes, _):
+        case .message(let id, let bytes, let isBinary):
             guard sockets[id] != nil else { break }
             do {
-                try dispatch(id, try SkyRTCClientMessage.decode(bytes), &actions)
+                try dispatch(id, try SkyRTCInbound.decode(bytes, isBinary: isBinary), &actions)
                 sockets[id]?.errors = 0
             } catch {
                 refuse(id, error, &actions)
@@ -105,7 +105,20 @@ public struct SkyRTCRooms: Sendable {
         return actions
     }
 
-    private mutating func dispatch(_ id: SocketID, _ message: SkyRTCClientMessage, _ actions: inout [Action]) throws(SignalingError) {
+    private mutating func dispatch(_ id: SocketID, _ inbound: SkyRTCInbound, _ actions: inout [Action]) throws(SignalingError) {
+        let message: SkyRTCClientMessage
+        switch inbound {
+        case .message(let m):
+            message = m
+        case .description(let eventName, let target, let sdpJSON):
+            // `_offer`/`_answer`: the SDP text as it came (or as JSON.stringify would write it), the
+            // sender as `socketId`. One parse of the message, one write per recipient.
+            if let to = try self.target(of: id, target, eventName) {
+                let out = String(eventName.dropFirst())  // "__offer" -> "_offer"
+                actions.append(.send(to, SkyRTCServerMessage.descriptionBytes(eventName: out, sdpJSON: sdpJSON, socketId: id)))
+            }
+            return
+        }
         switch message {
         case .join(let join):
             try self.join(id, room: join.room, name: join.name, &actions)
@@ -207,7 +220,7 @@ public struct SkyRTCRooms: Sendable {
     }
 
     private func send(_ message: SkyRTCServerMessage, to id: SocketID, _ actions: inout [Action]) {
-        actions.append(.send(id, message.jsonText(format: format)))
+        actions.append(.send(id, message.jsonBytes(format: format)))
     }
 
     private mutating func refuse(_ id: SocketID, _ error: SignalingError, _ actions: inout [Action]) {

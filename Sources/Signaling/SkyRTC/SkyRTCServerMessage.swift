@@ -34,6 +34,11 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
     /// `_peers` gets `names` after `you` (ids with a name, sorted by id so the text is deterministic;
     /// omitted when none), `_new_peer` gets `name` after `socketId` (omitted when nil).
     public func jsonText(format: SkyRTCWireFormat = .conftui) -> String {
+        String(decoding: jsonBytes(format: format), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of `jsonText`: what the server puts in the text frame, built without a `String`.
+    public func jsonBytes(format: SkyRTCWireFormat = .conftui) -> [UInt8] {
         func id(_ s: SocketID) -> JSONValue { .string(s.rawValue) }
         let data: JSONValue?
         switch self {
@@ -69,7 +74,22 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
         }
         var envelope: [(String, JSONValue)] = [("eventName", .string(eventName))]
         if let data { envelope.append(("data", data)) }
-        return JSONWriter.string(.object(envelope))
+        return JSONWriter.bytes(.object(envelope))
+    }
+
+    /// `_offer`/`_answer` with the SDP object given as JSON text (`SkyRTCInbound`): the bytes
+    /// `jsonBytes` writes for `.offer`/`.answer` with that SDP, without a `JSONValue` in between.
+    static func descriptionBytes(eventName: String, sdpJSON: ArraySlice<UInt8>, socketId: SocketID) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(sdpJSON.count + eventName.utf8.count + socketId.rawValue.utf8.count + 48)
+        JSONWriter.append(#"{"eventName":"#, to: &out)
+        JSONWriter.writeString(eventName, into: &out)
+        JSONWriter.append(#","data":{"sdp":"#, to: &out)
+        out.append(contentsOf: sdpJSON)
+        JSONWriter.append(#","socketId":"#, to: &out)
+        JSONWriter.writeString(socketId.rawValue, into: &out)
+        JSONWriter.append("}}", to: &out)
+        return out
     }
 
     /// Decodes what a server sent (used by the client). Unknown events become `.other`.

@@ -41,6 +41,11 @@ public struct WebSocketFrameParser: Sendable {
 
     /// The next complete message or control frame, or nil when more bytes are needed.
     public mutating func next() throws(WebSocketProtocolError) -> WebSocketMessage? {
+        try nextInbound()?.message
+    }
+
+    /// Like `next()`, with a data message left as its bytes (what the server parses JSON from).
+    public mutating func nextInbound() throws(WebSocketProtocolError) -> WebSocketInbound? {
         while true {
             guard let frame = try nextFrame() else { return nil }
             if let message = try assemble(frame) { return message }
@@ -109,13 +114,16 @@ public struct WebSocketFrameParser: Sendable {
         let total = headerLength + maskLength + Int(payloadLength)
         guard available >= total else { return nil }
         let payloadStart = readIndex + headerLength + maskLength
-        var payload = Array(buffer[payloadStart..<(payloadStart + Int(payloadLength))])
+        // `payloadLength` is at most `maxMessageSize` (data) or 125 (control) here, so the Int
+        // arithmetic above cannot overflow.
+        let payloadRange = payloadStart..<(payloadStart + Int(payloadLength))
+        let payload: [UInt8]
         if masked {
-            // §5.3: "octet i of the transformed data is the XOR of octet i of the original data with
-            // octet at index i modulo 4 of the masking key".
             let keyStart = readIndex + headerLength
             let key = (buffer[keyStart], buffer[keyStart + 1], buffer[keyStart + 2], buffer[keyStart + 3])
-            WebSocketMasking.apply(key: key, to: &payload)
+            payload = buffer.withUnsafeBytes { WebSocketMasking.unmasked(UnsafeRawBufferPointer(rebasing: $0[payloadRange]), key: key) }
+        } else {
+            payload = Array(buffer[payloadRange])
         }
         readIndex += total
         if readIndex == buffer.count {
@@ -125,14 +133,14 @@ public struct WebSocketFrameParser: Sendable {
         return Frame(fin: fin, opcode: opcode, payload: payload)
     }
 
-    private mutating func assemble(_ frame: Frame) throws(WebSocketProtocolError) -> WebSocketMessage? {
+    private mutating func assemble(_ frame: Frame) throws(WebSocketProtocolError) -> WebSocketInbound? {
         switch frame.opcode {
         case .ping:
-            return .ping(frame.payload)
+            return .control(.ping(frame.payload))
         case .pong:
-            return .pong(frame.payload)
+            return .control(.pong(frame.payload))
         case .close:
-            return try Self.parseClose(frame.payload)
+            return .control(try Self.parseClose(frame.payload))
         case .continuation:
             // §5.4: a continuation frame only makes sense inside a fragmented message.
             guard let opcode = fragmentOpcode else {
@@ -157,16 +165,16 @@ public struct WebSocketFrameParser: Sendable {
         }
     }
 
-    private static func dataMessage(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(WebSocketProtocolError) -> WebSocketMessage {
-        guard opcode == .text else { return .binary(payload) }
+    private static func dataMessage(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(WebSocketProtocolError) -> WebSocketInbound {
+        guard opcode == .text else { return .data(payload, isText: false) }
         // §8.1: "When an endpoint is to interpret a byte stream as UTF-8 but finds that the byte stream
         // is not, in fact, a valid UTF-8 stream, that endpoint MUST _Fail the WebSocket Connection_"
         // (status 1007, §7.4.1). Checked on the reassembled message, so a code point split across
         // fragments is fine.
-        guard let text = String(validating: payload, as: UTF8.self) else {
+        guard UTF8Validation.isValid(payload) else {
             throw WebSocketProtocolError(.invalidPayload, "text message is not valid UTF-8")
         }
-        return .text(text)
+        return .data(payload, isText: true)
     }
 
     static func parseClose(_ payload: [UInt8]) throws(WebSocketProtocolError) -> WebSocketMessage {

@@ -9,20 +9,7 @@ public enum WebSocketFrameWriter {
                              maskKey: (UInt8, UInt8, UInt8, UInt8)? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(payload.count + 14)
-        out.append((fin ? 0x80 : 0) | opcode.rawValue)
-        let maskBit: UInt8 = maskKey == nil ? 0 : 0x80
-        // §5.2: "the minimal number of bytes MUST be used to encode the length".
-        if payload.count <= 125 {
-            out.append(maskBit | UInt8(payload.count))
-        } else if payload.count <= 0xFFFF {
-            out.append(maskBit | 126)
-            out.append(UInt8(payload.count >> 8))
-            out.append(UInt8(payload.count & 0xFF))
-        } else {
-            out.append(maskBit | 127)
-            let length = UInt64(payload.count)
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((length >> UInt64(shift)) & 0xFF)) }
-        }
+        appendHeader(opcode, length: payload.count, fin: fin, masked: maskKey != nil, to: &out)
         if let key = maskKey {
             out.append(contentsOf: [key.0, key.1, key.2, key.3])
             var masked = payload
@@ -32,6 +19,33 @@ public enum WebSocketFrameWriter {
             out.append(contentsOf: payload)
         }
         return out
+    }
+
+    /// Appends one unmasked frame (what a server sends, §5.1) to `out`: the header, then the payload
+    /// in one copy, so the server writes straight into a connection's output buffer.
+    public static func appendFrame(_ opcode: WebSocketOpcode, payload: [UInt8], to out: inout [UInt8]) {
+        // No reserveCapacity here: reserving exactly what one more frame needs, frame after frame
+        // into a backed-up buffer, would reallocate every time (append grows geometrically).
+        appendHeader(opcode, length: payload.count, fin: true, masked: false, to: &out)
+        out.append(contentsOf: payload)
+    }
+
+    /// The first byte, the length (§5.2: "the minimal number of bytes MUST be used to encode the
+    /// length") and the mask bit; the masking key, if any, is the caller's to append.
+    static func appendHeader(_ opcode: WebSocketOpcode, length: Int, fin: Bool, masked: Bool, to out: inout [UInt8]) {
+        out.append((fin ? 0x80 : 0) | opcode.rawValue)
+        let maskBit: UInt8 = masked ? 0x80 : 0
+        if length <= 125 {
+            out.append(maskBit | UInt8(length))
+        } else if length <= 0xFFFF {
+            out.append(maskBit | 126)
+            out.append(UInt8(length >> 8))
+            out.append(UInt8(length & 0xFF))
+        } else {
+            out.append(maskBit | 127)
+            let length = UInt64(length)
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8((length >> UInt64(shift)) & 0xFF)) }
+        }
     }
 
     /// A close frame (§5.5.1). `.noStatus` produces an empty body, since 1005 must never be sent.
