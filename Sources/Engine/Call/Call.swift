@@ -178,8 +178,15 @@ public final class Call: Sendable {
         }
     }
     fileprivate func publish(openConnections: Int) { state.withLock { $0.openConnections = openConnections } }
-    /// A peer closed: its last snapshot stays (without audio) among the newest `CallLimits.closedPeerSummaries`.
-    fileprivate func publishClosed(_ id: RemotePeerID, _ snapshot: PeerSnapshot) {
+    /// A peer closed: its last snapshot stays among the newest `CallLimits.closedPeerSummaries`, with the level and
+    /// dominant frequency of its last audio measured once now instead of its samples (the report of a peer that
+    /// left still says what it sounded like, without keeping half a second of audio per summary).
+    fileprivate func publishClosed(_ id: RemotePeerID, _ snapshot: PeerSnapshot, lastSamples: [Int16]) {
+        var snapshot = snapshot
+        if !lastSamples.isEmpty {
+            snapshot.audio.level = AudioAnalysis.rmsLevel(lastSamples)
+            snapshot.audio.dominantFrequency = AudioAnalysis.dominantFrequency(lastSamples)
+        }
         state.withLock { s in
             s.peers[id] = PublishedPeer(snapshot: snapshot, recentSamples: [])
             if let i = s.closedOrder.firstIndex(of: id) { s.closedOrder.remove(at: i) }
@@ -435,7 +442,7 @@ private final class CallEventLoop {
         call.publish(openConnections: peers.count)
         call.log("\(short(id)): closing (\(cause))")
         feed(peer, .command(.close))
-        call.publishClosed(id, snapshot(of: peer))
+        call.publishClosed(id, snapshot(of: peer), lastSamples: peer.samples)
         call.publish(frame: nil, of: id)   // a closed connection has no picture to show
         call.playback?.remove(id)           // nor any sound
         peer.sockets = [:]   // closes them
