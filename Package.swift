@@ -28,7 +28,11 @@ let package = Package(
         // Linux epoll for the signaling server's event loop (not exported by Swift's Glibc module).
         .systemLibrary(name: "CEpoll"),
 
-        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], swiftSettings: release),
+        // The browser page's files (BrowserPage/) are compiled in by the plugin, not shipped beside the binary.
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], exclude: ["BrowserPage"],
+                swiftSettings: release, plugins: ["EmbedBrowserPage"]),
+        .executableTarget(name: "BrowserPageEmbedder"),
+        .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),
         .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"],
                 exclude: ["RTP/README.md", "Call/README.md"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),

@@ -14,4 +14,4 @@
 //               bounded buffers, handshake/idle/close timeouts and a thread-safe stop.
 // - Client/     `WebSocketClient` (ws/wss, reader thread) and the typed `SkyRTCClient` used by
 //               `conftui bot` and `conftui join`.
-// BrowserPage.swift holds the page served at `GET /` (written by the browser-page owner).
+// BrowserPage.swift serves the page at `GET /`; its files are in BrowserPage/, compiled in by the EmbedBrowserPage plugin.
