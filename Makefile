@@ -11,12 +11,15 @@ PY := $(VENV)/bin/python
 #   chromium      the browser peer in interop tests (headless)
 #   ffmpeg        converts the benchmark clips to Y4M
 #   python3-venv  the virtualenv for aiortc (PyPI)
+#   nodejs        `node --check` parses the browser page's script in `make test` (page-check); the Swift build
+#                 never reads that JavaScript, so without it a syntax error would first show in a browser.
+#                 Asked for only when no `node` is on PATH, so an existing Node.js is used as it is.
 DEB_PACKAGES := libncursesw5-dev libvpx-dev libopus-dev libasound2-dev libssl-dev libsrtp2-dev \
-	pkg-config tmux chromium ffmpeg python3-venv
+	pkg-config tmux chromium ffmpeg python3-venv $(if $(shell command -v node 2>/dev/null),,nodejs)
 BIN_DEBUG = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 BIN_RELEASE = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 
-.PHONY: help deps deb-deps py-deps build release conftui-release test unit-test interop-test run serve bench fuzz clean
+.PHONY: help deps deb-deps py-deps build release conftui-release test unit-test interop-test page-check run serve bench fuzz clean
 
 help:
 	@echo "make run    start conftui on its embedded default (installs and builds first)"
@@ -62,10 +65,15 @@ conftui-release: deb-deps
 interop-test: deps conftui-release
 	SIGNALING=conftui CONFTUI_BIN=$(BIN_RELEASE)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
 
-test: deps build
+test: deps page-check build
 	$(SWIFT) test
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory interop-test
+
+# The browser page's script is served as text and runs only in browsers: parse it (without running it) so that a
+# syntax error fails here. The page's HTML and CSS reach the tests through the served page.
+page-check: deb-deps
+	node --check Sources/Signaling/BrowserPage/page.js
 
 # The seeded fuzz tests at 100,000 inputs each (the ordinary suite runs fewer of the slow ones;
 # STUN, RTP, RTCP and VP8 descriptors always get 100,000).

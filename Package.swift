@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // conftui: a terminal-native, multi-party WebRTC video conference room.
 // Layout is fixed by the design: ConfTUI (executable), RoomModel, Renderer, Engine, Signaling,
-// plus one system-library target per C library (see docs in README "Module map").
+// plus one system-library target per C library (see docs in README "Module map"), and the build-tool plugin
+// (EmbedBrowserPage, with its tool BrowserPageEmbedder) that compiles the browser page's files into Signaling.
 import PackageDescription
 
 let release: [SwiftSetting] = [
@@ -28,7 +29,12 @@ let package = Package(
         // Linux epoll for the signaling server's event loop (not exported by Swift's Glibc module).
         .systemLibrary(name: "CEpoll"),
 
-        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], swiftSettings: release),
+        // The browser page's files (BrowserPage/) are compiled in by the plugin rather than declared as resources:
+        // Bundle.module looks for resources next to the build products, and the binary must run when copied anywhere.
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], exclude: ["BrowserPage"],
+                swiftSettings: release, plugins: ["EmbedBrowserPage"]),
+        .executableTarget(name: "BrowserPageEmbedder"),
+        .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),
         .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"],
                 exclude: ["RTP/README.md", "Call/README.md"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),

@@ -16,4 +16,4 @@
 //               `MessageRateLimit`/`TokenBucket`, `LogThrottle`, and `LogEscaping` for every log line.
 // - Client/     `WebSocketClient` (ws/wss, one I/O thread, queued sends) and the typed `SkyRTCClient` used by
 //               `conftui bot` and `conftui join`.
-// BrowserPage.swift holds the page served at `GET /` (written by the browser-page owner).
+// BrowserPage.swift serves the page at `GET /`; its files are in BrowserPage/, compiled in by the EmbedBrowserPage plugin.

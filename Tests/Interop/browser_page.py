@@ -1,18 +1,17 @@
-"""The browser client page, read out of Sources/Signaling/BrowserPage.swift the way the Swift compiler reads it.
+"""The browser client page as `conftui serve` serves it, assembled from its files in Sources/Signaling/BrowserPage.
 
-The page lives in one Swift multi-line raw string literal (`#\"\"\"` ... `\"\"\"#`) so that the single `conftui`
-binary can serve it. Python tools (the reference SkyRTC server, the tests) need the very same bytes, so this module
-applies the Swift rules for multi-line string literals (The Swift Programming Language, "Multiline String
-Literals" and "Extended String Delimiters"):
+The page is written as page.html, page.css and page.js; at build time the EmbedBrowserPage plugin's tool
+(Sources/BrowserPageEmbedder/PageInliner.swift) inlines the stylesheet and script into the HTML and compiles the
+result into the binary. Python tools (the reference SkyRTC server, the tests) need the very same bytes, so this
+module applies the same line-exact rule:
 
-- the text starts on the line after the opening delimiter and ends before the line break that precedes the closing
-  delimiter;
-- the whitespace in front of the closing delimiter is the literal's indentation and is removed from every line; a
-  line that holds only whitespace may be shorter than that (it becomes empty); any other line that does not start
-  with exactly that indentation is a compile error;
-- line endings are normalised to LF;
-- in a `#`-delimited raw string `\\#` starts an escape or interpolation. The page must not use it (the Swift
-  compiler would rewrite it), so finding one is an error here rather than a silent difference.
+- a line that is exactly `<link rel="stylesheet" href="NAME.css">` becomes `<style>`, a line break, the file's
+  text, `</style>`;
+- a line that is exactly `<script src="NAME.js"></script>` becomes `<script>`, a line break, the file's text,
+  `</script>`;
+- NAME is letters, digits, `-` and `_`, the file sits beside the HTML, and every other line is kept as is;
+- line endings become LF everywhere, and each inlined file ends with a line break;
+- an inlined text holding `</style` or `</script` (which would end its element early) is refused.
 """
 
 from __future__ import annotations
@@ -21,43 +20,50 @@ import pathlib
 import re
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-SWIFT_SOURCE = REPO_ROOT / "Sources" / "Signaling" / "BrowserPage.swift"
+PAGE_DIRECTORY = REPO_ROOT / "Sources" / "Signaling" / "BrowserPage"
+PAGE_HTML = PAGE_DIRECTORY / "page.html"
+PAGE_SCRIPT = PAGE_DIRECTORY / "page.js"
+
+_STYLESHEET = re.compile(r'<link rel="stylesheet" href="([A-Za-z0-9_-]+\.css)">')
+_SCRIPT = re.compile(r'<script src="([A-Za-z0-9_-]+\.js)"></script>')
 
 
-class PageExtractionError(ValueError):
-    """BrowserPage.swift does not hold exactly one well-formed `#\"\"\"` literal."""
+class PageAssemblyError(ValueError):
+    """A file the page names cannot be inlined."""
 
 
-def swift_raw_multiline_literal(source: str) -> str:
-    """Returns the value of the single `#\"\"\" ... \"\"\"#` literal in Swift `source`."""
-    source = source.replace("\r\n", "\n").replace("\r", "\n")
-    opening = source.find('#"""')
-    if opening < 0:
-        raise PageExtractionError('no #""" literal found')
-    line_break = source.find("\n", opening)
-    if line_break < 0 or source[opening + 4 : line_break].strip():
-        raise PageExtractionError('the opening #""" must end its line')
-    closing_match = re.compile(r'\n([ \t]*)"""#').search(source, line_break)
-    if closing_match is None:
-        raise PageExtractionError('no closing """# found')
-    if source.find('#"""', closing_match.end()) >= 0:
-        raise PageExtractionError('more than one #""" literal')
-    indentation = closing_match.group(1)
-    body = source[line_break + 1 : closing_match.start()]
+def _read_text(path: pathlib.Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise PageAssemblyError(f"cannot read {path}") from error
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise PageAssemblyError(f"{path.name} is not UTF-8") from error
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _inlined(path: pathlib.Path, closing_tag: str) -> str:
+    text = _read_text(path)
+    if closing_tag in text.lower():
+        raise PageAssemblyError(f"{path.name} contains {closing_tag}, which would end the inlined element early")
+    return text if text.endswith("\n") else text + "\n"
+
+
+def inline_page(html_path: pathlib.Path) -> str:
+    """The self-contained document made of `html_path` and the stylesheet and script it names."""
     lines = []
-    for number, line in enumerate(body.split("\n"), start=1):
-        if line.startswith(indentation):
-            lines.append(line[len(indentation) :])
-        elif line.strip(" \t") == "":
-            lines.append("")
+    for line in _read_text(html_path).split("\n"):
+        if match := _STYLESHEET.fullmatch(line):
+            lines.append("<style>\n" + _inlined(html_path.parent / match.group(1), "</style") + "</style>")
+        elif match := _SCRIPT.fullmatch(line):
+            lines.append("<script>\n" + _inlined(html_path.parent / match.group(1), "</script") + "</script>")
         else:
-            raise PageExtractionError(f"literal line {number} is indented less than the closing delimiter")
-    text = "\n".join(lines)
-    if "\\#" in text:
-        raise PageExtractionError("the page contains \\# which Swift would treat as an escape")
-    return text
+            lines.append(line)
+    return "\n".join(lines)
 
 
-def load_browser_page(path: pathlib.Path = SWIFT_SOURCE) -> str:
+def load_browser_page(html_path: pathlib.Path = PAGE_HTML) -> str:
     """The HTML that `conftui serve` returns for `GET /`."""
-    return swift_raw_multiline_literal(path.read_text(encoding="utf-8"))
+    return inline_page(html_path)

@@ -219,7 +219,7 @@ def make_page_responder(page_source: pathlib.Path | None):
             return None  # a WebSocket handshake, on any path
         path = request.path.split("?", 1)[0]
         if path in ("/", "/index.html"):
-            # Read on every request so an edited BrowserPage.swift shows on reload.
+            # Read on every request so an edited page file shows on reload.
             body = load_browser_page(page_source) if page_source else load_browser_page()
             return Response(
                 http.HTTPStatus.OK.value, "OK",
@@ -269,7 +269,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--patched", action="store_true", help="forward the candidate's id (sdpMid), like tuyaohui's copy")
     parser.add_argument("--die-on-bad-input", action="store_true", help="exit like the original on input it throws on")
-    parser.add_argument("--page", type=pathlib.Path, help="BrowserPage.swift to serve (default: this repository's)")
+    parser.add_argument("--page", type=pathlib.Path, help="page.html to serve, with the .css and .js beside it that it names inlined "
+                        "(default: this repository's Sources/Signaling/BrowserPage/page.html)")
     parser.add_argument("--verbose", action="store_true", help="log every event to stderr")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")

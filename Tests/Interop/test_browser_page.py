@@ -1,4 +1,5 @@
-"""The page extraction follows Swift's multi-line raw string rules, and the page is self-contained."""
+"""The page's files are what the binary serves (inlined by one rule, shared with browser_page.py), and the page is
+self-contained."""
 
 from __future__ import annotations
 
@@ -10,43 +11,72 @@ import urllib.request
 
 import pytest
 
-from browser_page import SWIFT_SOURCE, PageExtractionError, load_browser_page, swift_raw_multiline_literal
+from browser_page import PageAssemblyError, inline_page, load_browser_page
+from conftest import LISTENING_LINE
 from test_browser_pair import explain_failure, open_pages, wait_until
 
-SWIFTC = shutil.which("swiftc") or "/opt/swift/usr/bin/swiftc"
+
+def _get(url: str) -> tuple[int, str, str]:
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))   # loopback only, whatever the env says
+    with direct.open(url, timeout=5) as response:
+        return response.status, response.headers["Content-Type"], response.read().decode("utf-8")
 
 
-def test_python_reads_the_page_exactly_as_swift_compiles_it(tmp_path):
-    # The reference server serves the Python reading, `conftui serve` the compiled string: they must agree.
-    assert os.access(SWIFTC, os.X_OK), f"swiftc not found (looked on PATH and at {SWIFTC})"
-    main = tmp_path / "main.swift"
-    main.write_text('print(BrowserPage.html, terminator: "")\n')
-    binary = tmp_path / "print-page"
-    subprocess.run([SWIFTC, "-Onone", str(SWIFT_SOURCE), str(main), "-o", str(binary)], check=True,
-                   capture_output=True, timeout=120)
-    compiled = subprocess.run([str(binary)], check=True, capture_output=True, timeout=10).stdout.decode("utf-8")
-    assert compiled == load_browser_page()
+def test_the_binary_serves_the_built_files_from_anywhere(tmp_path):
+    # The build compiles the page in (EmbedBrowserPage plugin): a copy of the binary, started in an empty
+    # directory, serves exactly page.html with page.css and page.js inlined, and needs no file beside it.
+    binary = os.environ.get("CONFTUI_BIN", "").strip()
+    if not binary:
+        pytest.skip("CONFTUI_BIN is not set (make interop-test sets it to the release build)")
+    copy = tmp_path / "elsewhere" / "conftui"
+    copy.parent.mkdir()
+    shutil.copy2(binary, copy)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    process = subprocess.Popen([str(copy), "serve", "--host", "127.0.0.1", "--port", "0"], cwd=empty,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = process.stdout.readline()
+        match = LISTENING_LINE.match(line)
+        assert match, f"no 'listening on' line: {line!r}"
+        status, content_type, body = _get(match.group(1))
+        assert status == 200 and content_type.startswith("text/html")
+        assert body == load_browser_page()
+    finally:
+        process.terminate()
+        process.wait(5)
+        process.stdout.close()
 
 
-def test_indentation_of_the_closing_delimiter_is_removed_and_blank_lines_may_be_shorter():
-    source = 'let x = #"""\n    <a>\n      b\n  \n    c "quoted" \\n\n    """#\n'
-    assert swift_raw_multiline_literal(source) == '<a>\n  b\n\nc "quoted" \\n'
+def test_the_stylesheet_and_script_named_on_their_own_line_are_inlined(tmp_path):
+    (tmp_path / "a.css").write_text("b { }")                    # no final line break: one is added
+    (tmp_path / "app-1.js").write_bytes(b"x = 1;\r\ny = 2;\r\n")   # CR LF becomes LF
+    (tmp_path / "page.html").write_text(
+        '<head>\n<link rel="stylesheet" href="a.css">\n</head>\n'
+        '  <script src="app-1.js"></script>\n'                    # not alone on its line: kept as is
+        '<script src="app-1.js"></script>\n')
+    assert inline_page(tmp_path / "page.html") == (
+        "<head>\n<style>\nb { }\n</style>\n</head>\n"
+        '  <script src="app-1.js"></script>\n'
+        "<script>\nx = 1;\ny = 2;\n</script>\n")
 
 
-def test_crlf_is_normalised_and_an_empty_literal_is_empty():
-    assert swift_raw_multiline_literal('x = #"""\r\n  a\r\n  """#') == "a"
-    assert swift_raw_multiline_literal('x = #"""\n"""#') == ""
-
-
-@pytest.mark.parametrize("source, complaint", [
-    ('x = #"""\n    a\n  b\n    """#', "indented less"),
-    ('x = #"""\n  a \\#(y)\n  """#', "escape"),
-    ('x = #""" a\n  """#', "end its line"),
-    ('x = "a"', "no #"),
+@pytest.mark.parametrize("name, text, complaint", [
+    ("a.js", "s = '</SCRIPT>';", "</script"),
+    ("a.css", "/* </style> */", "</style"),
 ])
-def test_malformed_literals_are_refused(source, complaint):
-    with pytest.raises(PageExtractionError, match=complaint):
-        swift_raw_multiline_literal(source)
+def test_a_file_that_would_end_its_element_early_is_refused(tmp_path, name, text, complaint):
+    (tmp_path / name).write_text(text)
+    tag = '<script src="a.js"></script>' if name.endswith(".js") else '<link rel="stylesheet" href="a.css">'
+    (tmp_path / "page.html").write_text(tag + "\n")
+    with pytest.raises(PageAssemblyError, match=complaint):
+        inline_page(tmp_path / "page.html")
+
+
+def test_a_missing_file_is_an_error(tmp_path):
+    (tmp_path / "page.html").write_text('<script src="gone.js"></script>\n')
+    with pytest.raises(PageAssemblyError, match="cannot read"):
+        inline_page(tmp_path / "page.html")
 
 
 def test_the_page_loads_nothing_from_elsewhere():
@@ -60,11 +90,10 @@ def test_the_page_loads_nothing_from_elsewhere():
 
 
 def test_the_signaling_server_serves_this_page_at_slash(signaling_server):
-    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))   # loopback only, whatever the env says
-    with direct.open(signaling_server.http_url, timeout=5) as response:
-        assert response.status == 200
-        assert response.headers["Content-Type"].split(";")[0].strip() == "text/html"
-        assert response.read().decode("utf-8") == load_browser_page()
+    status, content_type, body = _get(signaling_server.http_url)
+    assert status == 200
+    assert content_type.split(";")[0].strip() == "text/html"
+    assert body == load_browser_page()
 
 
 def _names_seen(page) -> dict:
