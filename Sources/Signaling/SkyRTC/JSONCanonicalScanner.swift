@@ -260,15 +260,8 @@ struct JSONCanonicalScanner {
         guard bytes.count - index >= 4 else { throw fail("short \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
-            let c = bytes[index]
+            guard let d = JSONParser.hexDigit(bytes[index]) else { throw fail("bad hex digit") }
             index += 1
-            let d: UInt32
-            switch c {
-            case 0x30...0x39: d = UInt32(c - 0x30)
-            case 0x41...0x46: d = UInt32(c - 0x41 + 10)
-            case 0x61...0x66: d = UInt32(c - 0x61 + 10)
-            default: throw fail("bad hex digit")
-            }
             v = v << 4 | d
         }
         return v

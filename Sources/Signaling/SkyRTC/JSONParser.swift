@@ -323,19 +323,23 @@ public struct JSONParser {
         return String(decoding: utf8, as: UTF8.self)
     }
 
+    /// One HEXDIG of a `\u` escape (RFC 8259 §7: "\u" followed by four hexadecimal digits, either case),
+    /// nil for any other byte; shared with `JSONCanonicalScanner`.
+    static func hexDigit(_ c: UInt8) -> UInt32? {
+        switch c {
+        case 0x30...0x39: return UInt32(c - 0x30)
+        case 0x41...0x46: return UInt32(c - 0x41 + 10)
+        case 0x61...0x66: return UInt32(c - 0x61 + 10)
+        default: return nil
+        }
+    }
+
     private mutating func hex4() throws(Failure) -> UInt32 {
         guard index + 4 <= bytes.count else { throw fail("short \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
-            let c = bytes[index]
+            guard let d = JSONParser.hexDigit(bytes[index]) else { throw fail("bad hex digit") }
             index += 1
-            let d: UInt32
-            switch c {
-            case 0x30...0x39: d = UInt32(c - 0x30)
-            case 0x41...0x46: d = UInt32(c - 0x41 + 10)
-            case 0x61...0x66: d = UInt32(c - 0x61 + 10)
-            default: throw fail("bad hex digit")
-            }
             v = v << 4 | d
         }
         return v
