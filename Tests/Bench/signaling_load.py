@@ -18,7 +18,9 @@ connections) alternate between them, so both see the same neighbours on a shared
 message is the median round, latencies are pooled over all rounds.
 Printed per server: CPU per forwarded message (the server's utime+stime from /proc/PID/stat over the
 sending phase, divided by the messages forwarded), p50/p99 forward latency, peak RSS (VmHWM), messages,
-the offers sent a second and the generator's CPU; then the ratios conftui/relay.
+the offers sent a second, the generator's CPU, and how long the server and the generator waited for
+a CPU (run-queue time from /proc/PID/task/*/schedstat: a round disturbed by neighbours shows there);
+then the ratios conftui/relay.
 
 Part 2, hostile cases, one at a time against a running server: (1) one ~1 MiB text message holding a JSON
 object with 120,000 distinct keys, (2) 1 MiB of `[`, (3) one client sending 10,000 tiny `__ice_candidate`s
@@ -74,6 +76,22 @@ def cpu_split(pid):
 def cpu_seconds(pid):
     split = cpu_split(pid)
     return None if split is None else split[0] + split[1]
+
+
+def runq_wait_s(pid):
+    """Seconds the process's threads have spent runnable but waiting for a CPU (/proc/PID/task/*/schedstat,
+    second field): how much a shared machine's neighbours held it back."""
+    total = 0
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    total += int(f.read().split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    except OSError:
+        pass
+    return total / 1e9
 
 
 def peak_rss_kib(pid):
@@ -491,6 +509,7 @@ class SDPLoad:
             if msg != "ready":
                 raise SystemExit(f"{self.name}: load worker failed: {msg}")
         g0 = [cpu_seconds(p.pid) or 0 for p, _ in self.workers]
+        q0 = [runq_wait_s(p.pid) for p, _ in self.workers] + [runq_wait_s(self.pid)]
         (u0, s0), t0 = cpu_split(self.pid), time.monotonic()
         for _, pipe in self.workers:
             pipe.send("go")
@@ -501,6 +520,7 @@ class SDPLoad:
             results.append(pipe.recv())
         (u1, s1), wall = cpu_split(self.pid), time.monotonic() - t0
         g = [(cpu_seconds(p.pid) or 0) - c for (p, _), c in zip(self.workers, g0)]
+        q = [runq_wait_s(pid) - w for pid, w in zip([p.pid for p, _ in self.workers] + [self.pid], q0)]
         errors = [x["error"] for x in results if "error" in x]
         if errors:
             raise SystemExit(f"{self.name}: load worker failed: {errors[0]}")
@@ -508,7 +528,7 @@ class SDPLoad:
         self.latencies += got
         self.expected += sum(res["expected"] for res in results)
         self.rounds.append((u1 - u0 + s1 - s0, s1 - s0, wall, len(got)))
-        self.gen.append((sum(g) / wall, max(g) / wall, max(res["sending_s"] for res in results)))
+        self.gen.append((sum(g) / wall, max(g) / wall, max(res["sending_s"] for res in results), max(q[:-1]) / wall, q[-1] / wall))
 
     def close(self):
         for p, _ in self.workers:
@@ -531,6 +551,7 @@ class SDPLoad:
             "gen_cores": statistics.median(x[0] for x in self.gen),
             "gen_worker_max": max(x[1] for x in self.gen),
             "sent_rate": statistics.median(self.expected / len(self.rounds) / x[2] for x in self.gen),
+            "gen_wait": max(x[3] for x in self.gen), "srv_wait": max(x[4] for x in self.gen),
         }
 
 
@@ -877,7 +898,7 @@ def main():
           f"({size} B message) to a peer of its room per round, {pace}, from {args.workers} client processes;"
           f" {args.repeat} rounds (CPU/msg: median round, latency: all rounds)")
     header = (f"{'server':<26}{'CPU/msg':>10}{'p50 ms':>9}{'p99 ms':>9}{'peak RSS':>11}{'forwarded':>11}{'srv CPU s':>10}"
-              f"{'kernel':>8}{'wall s':>8}{'sent/s':>8}{'gen CPU':>9}{'gen max':>9}")
+              f"{'kernel':>8}{'wall s':>8}{'sent/s':>8}{'gen CPU':>9}{'gen max':>9}{'waits':>12}")
     print(header)
     print("-" * len(header))
     for r in results:
@@ -885,9 +906,12 @@ def main():
         print(f"{r['name']:<26}{r['us_per_msg']:>8.1f}µs{r['p50_ms']:>9.2f}{r['p99_ms']:>9.2f}{rss:>11}"
               f"{r['forwarded']:>11}{r['cpu_s']:>10.2f}{r['system_share'] * 100:>7.0f}%{r['wall_s']:>8.2f}"
               f"{r['sent_rate']:>8.0f}{r['gen_cores'] * 100:>8.0f}%{r['gen_worker_max'] * 100:>8.0f}%"
+              f"{r['srv_wait'] * 100:>6.0f}%/{r['gen_wait'] * 100:.0f}%"
               f"  rounds: {', '.join(f'{x:.1f}' for x in r['us_rounds'])} µs")
     print("sent/s: offers sent a second (median round); gen CPU: the load generator's CPU over a round (all"
-          f" {args.workers} processes, % of one core, median round); gen max: its busiest process in any round (% of a core)")
+          f" {args.workers} processes, % of one core, median round); gen max: its busiest process in any round (% of a core);"
+          " waits: time the server / the busiest generator process spent runnable but waiting for a CPU (worst round, % of"
+          " the round; high = neighbours on the machine held it back)")
     if len(results) == 2:
         a, b = results
         print(f"ratio conftui/relay: CPU per message x{a['us_per_msg'] / b['us_per_msg']:.2f}, "
