@@ -19,7 +19,8 @@ message is the median round, latencies are pooled over all rounds.
 Printed per server: CPU per forwarded message (the server's utime+stime from /proc/PID/stat over the
 sending phase, divided by the messages forwarded), p50/p99 forward latency, peak RSS (VmHWM), messages,
 the offers sent a second, the generator's CPU, and how long the server and the generator waited for
-a CPU (run-queue time from /proc/PID/task/*/schedstat: a round disturbed by neighbours shows there);
+a CPU (run-queue time from /proc/PID/task/*/schedstat: a round disturbed by neighbours, or by the
+generator and the server competing for the CPUs, shows there);
 then the ratios conftui/relay.
 
 Part 2, hostile cases, one at a time against a running server: (1) one ~1 MiB text message holding a JSON
@@ -911,7 +912,8 @@ def main():
     print("sent/s: offers sent a second (median round); gen CPU: the load generator's CPU over a round (all"
           f" {args.workers} processes, % of one core, median round); gen max: its busiest process in any round (% of a core);"
           " waits: time the server / the busiest generator process spent runnable but waiting for a CPU (worst round, % of"
-          " the round; high = neighbours on the machine held it back)")
+          " the round; high = other processes held it back: neighbours on the machine, or at high rates the generator and"
+          " server competing for the 2 cores)")
     if len(results) == 2:
         a, b = results
         print(f"ratio conftui/relay: CPU per message x{a['us_per_msg'] / b['us_per_msg']:.2f}, "
