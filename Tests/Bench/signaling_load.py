@@ -53,7 +53,6 @@ import sys
 import time
 
 HARD_TIMEOUT = 420
-TS = re.compile(r"o=- (\d+) ")
 
 
 def raise_nofile():
@@ -855,9 +854,9 @@ def main():
                     " at --rate; 150 when unpaced)")
     ap.add_argument("--seconds", type=float, default=5, help="seconds of sending per round (sets --offers)")
     # 5,000/s: the highest rate tried at which the generator is plainly not what is measured: each of its
-    # processes under 15% of a core and all of them about a third of one, and the relay's median latency
-    # as low as at 2,000/s. At 10,000/s the generator takes ~0.6 of the machine's 2 cores, the relay
-    # ~0.9, and the relay's median rises tenfold (README, signaling section).
+    # processes near a tenth of a core and all of them about a third of one, and the relay's median
+    # latency near what it is at 2,000/s. At 10,000/s the generator takes 0.5-0.7 of the machine's 2
+    # cores next to the relay's ~0.8, and the relay's median rises 10-fold or more (README, signaling).
     ap.add_argument("--rate", type=float, default=5000, help="total offers per second, all clients together; 0: unpaced")
     ap.add_argument("--workers", type=int, default=4, help="client processes (whole rooms each)")
     ap.add_argument("--repeat", type=int, default=3, help="sending rounds on the same connections; CPU/msg is the median round")
