@@ -35,27 +35,11 @@ final class DemoVideo {
                 sources[id] = try? TestCardSource(width: width, height: height, frameRate: frameRate,
                                                   participant: UInt8(truncatingIfNeeded: index), clock: clock)
             }
-            frame = (try? sources[id]?.nextFrame()).flatMap { $0 }.map { DemoVideo.light($0, at: now) }
+            // Under a moving light, so the whole tile moves as a person on camera does.
+            frame = (try? sources[id]?.nextFrame()).flatMap { $0 }.map { SweepingLightSource.light($0, at: now) }
         }
         if let frame { latest[id] = (frame, now) }
         return frame
-    }
-
-    /// A light that sweeps across the picture and back, so every part of a simulated participant's
-    /// tile visibly changes from one frame to the next, as a person on camera does (a bare card
-    /// would change only in its counter).
-    static func light(_ frame: VideoFrame, at t: Double) -> VideoFrame {
-        var f = frame
-        let period = 1.6
-        for row in 0..<f.height {
-            for col in 0..<f.width {
-                let phase = (t / period + Double(col + row) / Double(f.width + f.height)).truncatingRemainder(dividingBy: 1)
-                let lift = Int(70 * (phase < 0.5 ? phase * 2 : 2 - phase * 2))
-                let i = row * f.yStride + col
-                f.y[i] = UInt8(min(235, Int(f.y[i]) + lift))
-            }
-        }
-        return f
     }
 
     func forget(_ id: ParticipantID) {
