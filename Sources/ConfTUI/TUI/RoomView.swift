@@ -168,13 +168,15 @@ final class RoomView {
             let rtt = s.rttMs.map(RoomView.rtt) ?? "—"
             let codec = [s.videoCodec, s.audioCodec].compactMap { $0 }.joined(separator: "+")
             lines.append(DisplayWidth.fit(TileLabel.name(of: p), columns: 11).padding(toLength: 12)
-                         + (p.isLocal ? "local" : p.connection.label).padding(toLength: 13)
+                         + (p.isLocal ? "sending" : p.connection.label).padding(toLength: 13)
                          + String(Int(s.fps.rounded())).padding(toLength: 6)
                          + String(Int(s.kbps.rounded())).padding(toLength: 7)
                          + rtt.padding(toLength: 7)
                          + String(format1(s.lossPercent) + "%").padding(toLength: 7)
                          + (codec.isEmpty ? "—" : codec))
         }
+        // Your row is what you send (encoder frames and bytes, once for all peers); the others' what arrives.
+        if let target = room.local.stats.targetKbps { lines += ["", "you send at an encoder target of \(target) kbps"] }
         return drawBox(lines, cols: cols, rows: rows)
     }
 
