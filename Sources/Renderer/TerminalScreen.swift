@@ -33,6 +33,16 @@ public final class TerminalScreen {
     /// CUP and one SGR a frame. Cell contents are still trusted; `invalidate()` when they may not be.
     public var exclusive: Bool
 
+    /// Cells another writer owns for now (a curses overlay box drawn over the video): nothing is
+    /// written into them, and they become unknown, because what the terminal shows there is not ours.
+    /// Whoever lifts the mask must make tiles repaint those cells (`invalidate()` does).
+    public var withheld: CellRect?
+
+    @inline(__always) private func isWithheld(_ c: Int, _ r: Int) -> Bool {
+        guard let w = withheld else { return false }
+        return c >= w.column && c < w.column + w.width && r >= w.row && r < w.row + w.height
+    }
+
     public init(columns: Int, rows: Int, budget: ByteBudget = ByteBudget(), exclusive: Bool = false) {
         precondition(columns > 0 && rows > 0)
         self.columns = columns; self.rows = rows; self.budget = budget; self.exclusive = exclusive
@@ -106,6 +116,7 @@ public final class TerminalScreen {
     public func put(column c: Int, row r: Int, top: TermColor, bottom: TermColor, force: Bool = false) {
         if clearPending { openFrame() }     // the clear makes every cell known (blank)
         let i = r * columns + c
+        if isWithheld(c, r) { known[i] = false; return }
         if !force && known[i], let p = cells[i].pixels, p.top == top, p.bottom == bottom { return }
         openFrame()                         // first, so the choice below sees this frame's SGR state
         // Candidates: (glyph, foreground needed, background needed); nil means "any".
@@ -139,6 +150,7 @@ public final class TerminalScreen {
                         background bg: TermColor, force: Bool = false) {
         if clearPending { openFrame() }
         let i = r * columns + c
+        if isWithheld(c, r) { known[i] = false; return }
         let wanted = Cell(glyph: glyph, foreground: fg, background: bg)
         if !force && known[i] && cells[i] == wanted { return }
         openFrame()

@@ -17,9 +17,13 @@ public struct MediaStats: Sendable, Equatable, Codable {
     public var audioCodec: String? = nil
     public var frameWidth: Int = 0
     public var frameHeight: Int = 0
+    /// The local participant only: the bitrate the encoder aims at (the weakest link's), kbps.
+    public var targetKbps: Int? = nil
 
     public init(fps: Double = 0, kbps: Double = 0, rttMs: Double? = nil, lossPercent: Double = 0,
-                videoCodec: String? = nil, audioCodec: String? = nil, frameWidth: Int = 0, frameHeight: Int = 0) {
+                videoCodec: String? = nil, audioCodec: String? = nil, frameWidth: Int = 0, frameHeight: Int = 0,
+                targetKbps: Int? = nil) {
+        self.targetKbps = targetKbps
         self.fps = fps; self.kbps = kbps; self.rttMs = rttMs; self.lossPercent = lossPercent
         self.videoCodec = videoCodec; self.audioCodec = audioCodec
         self.frameWidth = frameWidth; self.frameHeight = frameHeight

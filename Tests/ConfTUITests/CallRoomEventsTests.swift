@@ -20,10 +20,11 @@ private func peer(_ state: PeerConnectionState, frames: Int = 0, width: Int = 32
                         transport: transport, video: video, audio: audio)
 }
 
-private func snapshot(_ peers: [String: PeerSnapshot], source: String = "card", inputLevel: Double = 0) -> CallSnapshot {
+private func snapshot(_ peers: [String: PeerSnapshot], source: String = "card", inputLevel: Double = 0,
+                      encoded: (frames: Int, bytes: UInt64) = (0, 0)) -> CallSnapshot {
     let local = LocalMediaSnapshot(source: source, toneHz: 0, muted: false, videoEnabled: true, videoBitrateKbps: 300,
-                                   videoFramesEncoded: 0, keyframesEncoded: 0, audioFramesEncoded: 0, audioDTXFrames: 0,
-                                   audioInputNote: "", inputLevel: inputLevel)
+                                   videoFramesEncoded: encoded.frames, videoBytesEncoded: encoded.bytes, keyframesEncoded: 0,
+                                   audioFramesEncoded: 0, audioDTXFrames: 0, audioInputNote: "", inputLevel: inputLevel)
     return CallSnapshot(you: RemotePeerID("me"), elapsed: 0, local: local,
                         peers: Dictionary(uniqueKeysWithValues: peers.map { (RemotePeerID($0.key), $0.value) }))
 }
@@ -59,11 +60,22 @@ private let a = ParticipantID("a")
     #expect(e.contains(.frameArrived(a, at: 0.5, width: 640, height: 360)))
     #expect(!e.contains { if case .statsUpdated = $0 { return true } else { return false } })
     let s = t.events(from: snapshot(["a": peer(.connected, frames: 18, width: 640, height: 360, bytes: 135_000)]), now: 1.0)
-    let stats = s.compactMap { if case .statsUpdated(_, let m) = $0 { return m } else { return nil } }
+    let stats = s.compactMap { if case .statsUpdated(a, let m) = $0 { return m } else { return nil } }
     #expect(stats.count == 1)
     // 135,000 bytes in the second since the first sample: 1,080 kbps.
     #expect(abs((stats.first?.kbps ?? 0) - 1_080) < 0.001)
     #expect(stats.first?.rttMs == 12 && stats.first?.frameWidth == 640 && stats.first?.videoCodec == "VP8")
+}
+
+@Test func yourOwnRowIsWhatTheEncoderSendsAndItsTarget() {
+    var t = CallRoomEvents()
+    let me = ParticipantID("me")
+    _ = t.events(from: snapshot([:], encoded: (0, 0)), now: 0)
+    let s = t.events(from: snapshot([:], encoded: (15, 20_000)), now: 1.0)
+    let mine = s.compactMap { if case .statsUpdated(me, let m) = $0 { return m } else { return nil } }
+    #expect(mine.count == 1)
+    // 15 frames and 20,000 bytes in one second: 15 fps, 160 kbps, towards the 300 kbps target.
+    #expect(mine.first?.fps == 15 && abs((mine.first?.kbps ?? 0) - 160) < 0.001 && mine.first?.targetKbps == 300)
 }
 
 @Test func videoThatStopsIsShownOffAndComesBackWithTheNextFrame() {

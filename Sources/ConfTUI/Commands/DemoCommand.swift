@@ -20,7 +20,7 @@ let demoCommand = Command(
         .value("simulate", "N", "instead: N simulated participants (1 to 11), no network"),
         .value("room", "NAME", "room name (default: demo)"),
         .value("port", "N", "signaling server port on 127.0.0.1 (default 0: a free one)"),
-        .value("name", "NAME", "your display name (default: none, shown as \"you\")"),
+        .value("name", "NAME", "your display name (default: your login name)"),
         .value("camera", "SRC", "your video source: auto, card, bars, clock, file:PATH.y4m, /dev/videoN (default: card)"),
         .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
         .value("host-candidates", "loopback|all", "addresses the peers use: 127.0.0.1 only, or every interface (default: all, so a browser can join)"),
@@ -47,7 +47,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let start = monotonicSeconds()
     let video = try DemoVideo(localSource: args.value("camera") ?? "card", clock: { wallClockSeconds() })
     var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
-    let room = Room(roomName: "demo", localName: args.value("name"), sourceName: video.local.currentName)
+    let room = Room(roomName: "demo", localName: LoginName.displayName(args.value("name")), sourceName: video.local.currentName)
     var controls = RoomApp.Controls()
     controls.nextSource = { video.local.next() }
     let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
@@ -88,7 +88,7 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     defer { others.leave() }
     others.startTalkingTurns()
 
-    let name = args.value("name")
+    let name = LoginName.displayName(args.value("name"))
     var options = Call.Options()
     options.hostCandidates = hosts
     options.media.camera = args.value("camera") ?? "card"

@@ -8,7 +8,7 @@ let joinCommand = Command(
     summary: "join a room: the grid of participants, your camera and microphone sent to everyone",
     positionalUsage: "<ws-url>",
     options: CallOptionsParsing.specs + [
-        .value("name", "NAME", "your display name, shown to the others (default: none; they see a short id)"),
+        .value("name", "NAME", "your display name, shown to the others (default: your login name)"),
         .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
         .value("audio-device", "DEV", "ALSA device for microphone and speaker (default: default; without a sound card: silence and a null sink)"),
         .flag("no-audio", "no microphone and no speaker: send no audio, play nothing"),
@@ -26,7 +26,7 @@ let joinCommand = Command(
       conftui join wss://example.org:3000/ --name Ada --camera bars --log /tmp/conftui.log
     """,
     run: { args in
-        let name = args.value("name")
+        let name = LoginName.displayName(args.value("name"))
         let settings = try CallOptionsParsing.settings(args, name: name)
         let color = try ColorChoice.parse(args.value("color"))
         var options = try CallOptionsParsing.callOptions(args, defaultCamera: "auto", name: name ?? "")

@@ -35,7 +35,8 @@ final class DemoVideo {
                 sources[id] = try? TestCardSource(width: width, height: height, frameRate: frameRate,
                                                   participant: UInt8(truncatingIfNeeded: index), clock: clock)
             }
-            frame = try? sources[id]?.nextFrame()
+            // Under a moving light, so the whole tile moves as a person on camera does.
+            frame = (try? sources[id]?.nextFrame()).flatMap { $0 }.map { SweepingLightSource.light($0, at: now) }
         }
         if let frame { latest[id] = (frame, now) }
         return frame

@@ -19,7 +19,7 @@ final class SyntheticParticipants: Sendable {
             let name = Self.names[k % Self.names.count]
             var options = Call.Options()
             options.hostCandidates = hostCandidates
-            options.media.camera = "card"
+            options.media.camera = "demo-card"    // the whole picture moves, as a person does
             options.media.participant = CallOptionsParsing.participantNumber(name)
             // A chord of distinct tones (330, 440, 550, ... Hz): each speaker is recognisable.
             options.media.toneHz = 330 + 110 * Double(k)

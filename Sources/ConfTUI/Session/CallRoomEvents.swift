@@ -11,6 +11,8 @@ struct CallRoomEvents {
     private var lastFrameAt: [RemotePeerID: Double] = [:]
     private var statsBase: [RemotePeerID: (at: Double, bytes: UInt64)] = [:]
     private var lastStatsAt = -1.0
+    /// The own encoder's counters at the last stats update: what you send is a rate over them.
+    private var sendBase: (at: Double, frames: Int, bytes: UInt64)?
     private var localSource: String?
     private var inferredVideoOff: Set<RemotePeerID> = []
     /// A connected peer whose video stops for this long is shown with video off (the sender's `v`, or a camera that
@@ -50,6 +52,17 @@ struct CallRoomEvents {
         if let you = s.you { out.append(.audioLevel(Self.participant(you), level: s.local.inputLevel, at: now)) }
         let statsDue = now - lastStatsAt >= 1
         if statsDue { lastStatsAt = now }
+        if statsDue, let you = s.you {
+            var fps = 0.0, kbps = 0.0
+            if let base = sendBase, now > base.at, s.local.videoFramesEncoded >= base.frames, s.local.videoBytesEncoded >= base.bytes {
+                fps = Double(s.local.videoFramesEncoded - base.frames) / (now - base.at)
+                kbps = Double(s.local.videoBytesEncoded - base.bytes) * 8 / 1000 / (now - base.at)
+            }
+            sendBase = (now, s.local.videoFramesEncoded, s.local.videoBytesEncoded)
+            out.append(.statsUpdated(Self.participant(you), MediaStats(
+                fps: fps, kbps: kbps, videoCodec: s.local.videoFramesEncoded > 0 ? "VP8" : nil,
+                audioCodec: s.local.audioFramesEncoded > 0 ? "opus" : nil, targetKbps: s.local.videoBitrateKbps)))
+        }
         for (id, peer) in s.peers {
             let pid = Self.participant(id)
             let state = peer.transport.state

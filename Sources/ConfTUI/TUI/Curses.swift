@@ -90,9 +90,10 @@ final class Curses {
             start += DisplayWidth.of(first)
         }
         let room = min(maxWidth, cols - start)
-        var kept = DisplayWidth.clip(String(shown), columns: room)
-        // The bottom-right cell cannot be written without scrolling on most terminals.
-        if y == rows - 1 && start + DisplayWidth.of(kept) >= cols && !kept.isEmpty { kept.removeLast() }
+        let kept = DisplayWidth.clip(String(shown), columns: room)
+        // The bottom-right cell too: with scrolling off, curses places it (the call reports an error only
+        // because the cursor cannot move past it) and draws it without scrolling (insert mode), so the
+        // status bar spans the whole row.
         let scalars = Array(kept.unicodeScalars)
         guard !scalars.isEmpty else { return }
         var attrs: attr_t = 0

@@ -10,6 +10,8 @@ protocol VideoPainter: AnyObject {
     func flush()
     /// Forget what the terminal shows: the next paint redraws every cell.
     func invalidate()
+    /// Cells curses owns over the video (an overlay box), nil for none: the painter writes nothing there.
+    func withhold(_ rect: CellRect?)
 }
 
 /// Draws the whole screen for a room: the grid (or list), labels, placeholders, the status bar
@@ -34,7 +36,8 @@ final class RoomView {
         let order = room.gridOrder
         let layout = GridLayout.make(for: order.map(\.id), in: area, aspect: { room.participant($0)?.videoAspect ?? 4.0 / 3.0 })
         // Raw video cells are invisible to curses: whenever tiles move or an overlay opens or
-        // closes, make curses repaint everything and the painter redraw every cell.
+        // closes, make curses repaint everything and the painter redraw every cell (on close this
+        // is what brings back the video under the box, whose cells the painter left alone).
         if layout != lastLayout || overlay != lastOverlay {
             curses.forceFullRepaint()
             painter?.invalidate()
@@ -48,7 +51,7 @@ final class RoomView {
             for tile in tiles {
                 guard let p = room.participant(tile.id) else { continue }
                 drawLabel(p, tile: tile)
-                if overlay == .none, p.videoOn, let painter, painter.hasVideo(for: p) {
+                if p.videoOn, let painter, painter.hasVideo(for: p) {
                     videoTiles.append((p, tile.video))
                 } else {
                     drawPlaceholder(p, in: tile.video)
@@ -70,12 +73,15 @@ final class RoomView {
         }
         lastVideo = videoNow
         drawStatus(room, y: rows - 1, width: cols, notice: notice)
+        // The box is drawn over live video: the painter keeps out of its cells only.
+        let box: CellRect?
         switch overlay {
-        case .none: break
-        case .help: drawHelp(cols: cols, rows: rows)
-        case .stats: drawStats(room, cols: cols, rows: rows)
-        case .confirmLeave: drawBox(["Leave the call?", "", "y  leave      any other key  stay"], cols: cols, rows: rows)
+        case .none: box = nil
+        case .help: box = drawHelp(cols: cols, rows: rows)
+        case .stats: box = drawStats(room, cols: cols, rows: rows)
+        case .confirmLeave: box = drawBox(["Leave the call?", "", "y  leave      any other key  stay"], cols: cols, rows: rows)
         }
+        painter?.withhold(box)
         curses.refresh()
         if let painter {
             for (p, rect) in videoTiles { painter.paint(p, in: rect) }
@@ -143,31 +149,40 @@ final class RoomView {
         curses.put(text, x: 0, y: y, pair: .status, reverse: !curses.hasColor)
     }
 
-    private func drawHelp(cols: Int, rows: Int) {
+    @discardableResult
+    private func drawHelp(cols: Int, rows: Int) -> CellRect? {
         var lines = ["conftui keys", ""]
         for (key, what) in KeyBindings.help {
             lines.append(key.padding(toLength: 8) + what)
         }
-        drawBox(lines, cols: cols, rows: rows)
+        return drawBox(lines, cols: cols, rows: rows)
     }
 
-    private func drawStats(_ room: Room, cols: Int, rows: Int) {
+    @discardableResult
+    private func drawStats(_ room: Room, cols: Int, rows: Int) -> CellRect? {
         var lines = ["call statistics", "",
                      "name".padding(toLength: 12) + "state".padding(toLength: 13) + "fps".padding(toLength: 6)
                      + "kbps".padding(toLength: 7) + "rtt".padding(toLength: 7) + "loss".padding(toLength: 7) + "codec"]
         for p in room.gridOrder {
             let s = p.stats
-            let rtt = s.rttMs.map { "\(Int($0))ms" } ?? "—"
+            let rtt = s.rttMs.map(RoomView.rtt) ?? "—"
             let codec = [s.videoCodec, s.audioCodec].compactMap { $0 }.joined(separator: "+")
             lines.append(DisplayWidth.fit(TileLabel.name(of: p), columns: 11).padding(toLength: 12)
-                         + (p.isLocal ? "local" : p.connection.label).padding(toLength: 13)
+                         + (p.isLocal ? "sending" : p.connection.label).padding(toLength: 13)
                          + String(Int(s.fps.rounded())).padding(toLength: 6)
                          + String(Int(s.kbps.rounded())).padding(toLength: 7)
                          + rtt.padding(toLength: 7)
                          + String(format1(s.lossPercent) + "%").padding(toLength: 7)
                          + (codec.isEmpty ? "—" : codec))
         }
-        drawBox(lines, cols: cols, rows: rows)
+        // Your row is what you send (encoder frames and bytes, once for all peers); the others' what arrives.
+        if let target = room.local.stats.targetKbps { lines += ["", "you send at an encoder target of \(target) kbps"] }
+        return drawBox(lines, cols: cols, rows: rows)
+    }
+
+    /// Loopback and LAN round trips are well under a millisecond: tenths below 10 ms, whole ms above.
+    static func rtt(_ ms: Double) -> String {
+        ms < 9.95 ? "\(Int((ms * 10).rounded()) / 10).\(Int((ms * 10).rounded()) % 10)ms" : "\(Int(ms.rounded()))ms"
     }
 
     private func format1(_ v: Double) -> String {
@@ -175,13 +190,14 @@ final class RoomView {
         return "\(tenths / 10).\(abs(tenths % 10))"
     }
 
-    /// A centred box with a border, cut to the screen.
-    private func drawBox(_ lines: [String], cols: Int, rows: Int) {
+    /// A centred box with a border, cut to the screen; returns the cells it covers.
+    @discardableResult
+    private func drawBox(_ lines: [String], cols: Int, rows: Int) -> CellRect? {
         let inner = min(cols - 4, (lines.map { DisplayWidth.of($0) }.max() ?? 0))
-        guard inner > 0 else { return }
+        guard inner > 0 else { return nil }
         let width = inner + 4
         let height = min(rows - 1, lines.count + 2)
-        guard height >= 3 else { return }
+        guard height >= 3 else { return nil }
         let x = max(0, (cols - width) / 2), y = max(0, (rows - 1 - height) / 2)
         let mono = !curses.hasColor
         curses.fill(x: x, y: y, width: width, height: height, pair: .overlay, reverse: mono)
@@ -194,6 +210,7 @@ final class RoomView {
         for (i, line) in lines.prefix(height - 2).enumerated() {
             curses.put(line, x: x + 2, y: y + 1 + i, maxWidth: inner, pair: .overlay, bold: i == 0, reverse: mono)
         }
+        return CellRect(x: x, y: y, width: width, height: height)
     }
 }
 

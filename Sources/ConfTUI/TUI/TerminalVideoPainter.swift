@@ -93,6 +93,10 @@ final class TerminalVideoPainter: VideoPainter {
         }
     }
 
+    func withhold(_ rect: RoomModel.CellRect?) {
+        screen.withheld = rect.map { Renderer.CellRect(column: $0.x, row: $0.y, width: $0.width, height: $0.height) }
+    }
+
     func invalidate() {
         screen.invalidate()
         discardClear()

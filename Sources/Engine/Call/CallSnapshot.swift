@@ -19,6 +19,8 @@ public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
     public var videoEnabled: Bool
     public var videoBitrateKbps: Int
     public var videoFramesEncoded: Int
+    /// Bytes of VP8 the encoder produced (once, whatever the number of peers): the own send rate.
+    public var videoBytesEncoded: UInt64 = 0
     public var keyframesEncoded: Int
     public var audioFramesEncoded: Int
     public var audioDTXFrames: Int

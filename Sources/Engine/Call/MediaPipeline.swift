@@ -268,7 +268,10 @@ public final class MediaPipeline: Sendable {
                     localFrame.withLock { $0 = frame }
                     let force = keyframeWanted.exchange(false, ordering: .relaxed)
                     if let encoded = try? vp8.encode(frame, forceKeyframe: force) {
-                        counters.withLock { $0.videoFramesEncoded += 1; if encoded.isKeyframe { $0.keyframesEncoded += 1 } }
+                        counters.withLock {
+                            $0.videoFramesEncoded += 1; $0.videoBytesEncoded += UInt64(encoded.data.count)
+                            if encoded.isKeyframe { $0.keyframesEncoded += 1 }
+                        }
                         push(.video(encoded))
                     }
                 }

@@ -24,6 +24,9 @@ public enum SourceCatalog {
         switch name {
         case "card":
             return try TestCardSource(width: width, height: height, frameRate: frameRate, participant: participant, clock: clock)
+        case "demo-card":
+            return SweepingLightSource(try TestCardSource(width: width, height: height, frameRate: frameRate,
+                                                          participant: participant, clock: clock), clock: clock)
         case "bars":
             return try ColorBarsSource(width: width, height: height, frameRate: frameRate)
         case "clock":
