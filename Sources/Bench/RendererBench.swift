@@ -50,7 +50,7 @@ enum RendererBench {
         for clip in clips {
             let path = "\(directory)/\(clip).y4m"
             guard access(path, R_OK) == 0 else {
-                print("missing \(path): run `sh ../shared/bench/to-y4m.sh \(directory)` (or set CONFTUI_CLIPS)")
+                print("missing \(path): run `make bench` (converts the clips from CLIPS_SRC) or set CONFTUI_CLIPS")
                 continue
             }
             let frames = try loadFrames(path)

@@ -3,7 +3,7 @@ import Testing
 import Engine
 import Signaling
 
-/// The SkyRTC wire as the call's signals see it (skyrtc-protocol.md §3).
+/// The SkyRTC wire as the call's signals see it (docs/skyrtc-protocol.md §3).
 @Test func outgoingSignalsBecomeTheOriginalClientsMessages() {
     let candidate = SkyRTCCallTranslation.message(for: .candidate(to: RemotePeerID("peer-1"), candidate: "candidate:1 1 udp 1 127.0.0.1 5000 typ host",
                                                                    mid: "0", mLineIndex: 0))

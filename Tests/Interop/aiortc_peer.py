@@ -4,7 +4,7 @@
 accepts trickled `_ice_candidate`s with `label`/`id` (or `sdpMLineIndex`/`sdpMid`). It sends a 1000 Hz tone and a
 320x240 picture with a white top half and a dark bottom half, and records what it decodes from the one peer it
 meets: test-card codes (bot_process.read_test_card), the picture's background colour, the audio samples.
-Pin aioice's host gathering to 127.0.0.1 with `loopback_host_addresses` (webrtc-interop.md: it never gathers
+Pin aioice's host gathering to 127.0.0.1 with `loopback_host_addresses` (docs/webrtc-interop.md §9: it never gathers
 loopback by itself).
 Create it inside the running asyncio loop (aiortc binds to the loop that exists at construction).
 """

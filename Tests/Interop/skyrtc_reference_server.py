@@ -3,7 +3,7 @@
 plus the demo's web server (`GET /` returns the page), on one port.
 
 It exists so the browser page and the interop tests can run against "a server that behaves exactly like the
-original SkyRTC server" (see /work/shared/docs/skyrtc-protocol.md sections 3 and 4), independently of
+original SkyRTC server" (see docs/skyrtc-protocol.md sections 3 and 4), independently of
 `conftui serve`. What it reproduces, on purpose, including the original's quirks:
 
 - every WebSocket connection gets a lowercase UUID v4 id when it opens, before any join;

@@ -4,7 +4,7 @@ aiortc is a SkyRTC client written here (join, offer to the ids in `_peers`, answ
 `_ice_candidate` with `label`/`id`); it sends a 1000 Hz tone and a 320x240 picture with a white top half and a dark
 bottom half, and reads what the bot sends: the test card's code band (counter advancing, participant, colour) and
 the tone's frequency. The bot's JSON report must show aiortc's picture (size, contrast) and tone. aioice's host
-gathering is pinned to 127.0.0.1 (webrtc-interop.md: it never gathers loopback by itself).
+gathering is pinned to 127.0.0.1 (docs/webrtc-interop.md §9: it never gathers loopback by itself).
 """
 
 from __future__ import annotations

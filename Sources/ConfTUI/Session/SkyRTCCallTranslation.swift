@@ -1,7 +1,7 @@
 import Engine
 import Signaling
 
-/// The one place where SkyRTC's JSON messages meet the call's signals (skyrtc-protocol.md §3). Engine knows nothing
+/// The one place where SkyRTC's JSON messages meet the call's signals (docs/skyrtc-protocol.md §3). Engine knows nothing
 /// of SkyRTC and Signaling nothing of calls; `bot`, `join` and the demo's synthetic participants all go through here.
 enum SkyRTCCallTranslation {
     /// Client → server: `label` is sent as an integer (sdpMLineIndex), `id` as a string (sdpMid), as the original

@@ -6,7 +6,7 @@ import Synchronization
 /// nearest deadline as its timeout. Signaling arrives through `handle(_:)` from any thread and leaves through
 /// `onSignal` (called on the event thread). Local media comes from one shared `MediaPipeline`.
 ///
-/// Mesh rules (skyrtc-protocol.md §5, §8): on `joined` the newcomer offers to every id already there; on `newPeer`
+/// Mesh rules (docs/skyrtc-protocol.md §5, §8): on `joined` the newcomer offers to every id already there; on `newPeer`
 /// a connection is prepared and waits for the offer; `offer` is answered; `answer` applied; candidates trickle
 /// both ways and are buffered until the remote description is set; `removePeer` closes that connection.
 public final class Call: Sendable {
@@ -235,7 +235,7 @@ private final class CallEventLoop {
     var lastPublish = TransportTime.zero
     /// Failed connections we offered to, and when to offer again (see `retryFailed`).
     var retries: [RemotePeerID: (attempt: Int, at: TransportTime)] = [:]
-    /// A failed connection is retried by the side that offered it (the newcomer, skyrtc-protocol.md §5), after 1, 2
+    /// A failed connection is retried by the side that offered it (the newcomer, docs/skyrtc-protocol.md §5), after 1, 2
     /// and 4 s; the answering side receives the new offer and starts over (`handle(.offer)`). After the last attempt
     /// the peer stays `failed` on screen until it leaves or rejoins: a peer we cannot reach is better shown than hidden.
     static let retryDelays: [Int64] = [1, 2, 4]

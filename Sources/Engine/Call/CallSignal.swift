@@ -1,5 +1,5 @@
 /// What a call exchanges with its signaling channel. Engine does not know SkyRTC's JSON: `conftui bot` maps these
-/// to and from `SkyRTCClient` messages (skyrtc-protocol.md §3), so the call stays testable without a server.
+/// to and from `SkyRTCClient` messages (docs/skyrtc-protocol.md §3), so the call stays testable without a server.
 
 /// A remote participant's id in the room (SkyRTC: the server-assigned socketId).
 public struct RemotePeerID: RawRepresentable, Hashable, Sendable, Codable, CodingKeyRepresentable, CustomStringConvertible, Comparable {
@@ -12,7 +12,7 @@ public struct RemotePeerID: RawRepresentable, Hashable, Sendable, Codable, Codin
 
 /// Signaling → call.
 public enum CallSignalIn: Sendable, Equatable {
-    /// `_peers`: our own id and the ids already in the room; the newcomer offers to each (skyrtc-protocol.md §5).
+    /// `_peers`: our own id and the ids already in the room; the newcomer offers to each (docs/skyrtc-protocol.md §5).
     case joined(you: RemotePeerID, others: [RemotePeerID])
     /// `_new_peer`: prepare a connection and wait for its offer.
     case newPeer(RemotePeerID)

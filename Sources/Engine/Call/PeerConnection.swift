@@ -1,6 +1,6 @@
 /// One peer connection, sans-IO: a `TransportSession` (ICE, DTLS, SRTP on one BUNDLE 5-tuple), JSEP offer/answer
 /// (one Opus and one VP8 section, RFC 8829) and the RTP streams of `Engine/RTP`. Datagrams, timeouts and commands
-/// in; datagrams, events and the next deadline out. No sockets, threads or clock reads (architecture.md).
+/// in; datagrams, events and the next deadline out. No sockets, threads or clock reads (docs/architecture.md).
 ///
 /// Incoming RTP is routed to a section by `RTPStreamRouter` (MID header extension, then announced or latched SSRC,
 /// then a payload type unique in the bundle: RFC 8843 §9.2); each section's receive stream follows the first SSRC
@@ -303,7 +303,7 @@ public final class PeerConnection {
     }
 
     private func addRemote(_ candidate: IceCandidate, now: TransportTime) {
-        // Chrome's `<uuid>.local` names are not resolved: peer-reflexive candidates cover them (webrtc-interop.md §1).
+        // Chrome's `<uuid>.local` names are not resolved: peer-reflexive candidates cover them (docs/webrtc-interop.md §1).
         guard let ip = candidate.address.ip, candidate.transport == "udp", candidate.component == 1,
               configuration.acceptRemoteAddress(ip), let address = candidate.transportAddress,
               !remoteCandidateAddresses.contains(address) else { return }

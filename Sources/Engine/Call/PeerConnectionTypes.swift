@@ -5,7 +5,7 @@ public enum PeerConnectionState: String, Sendable, Codable {
     case new, connecting, connected, disconnected, failed, closed
 }
 
-/// Which side of offer/answer this connection is on (SkyRTC: the newcomer offers, skyrtc-protocol.md §5).
+/// Which side of offer/answer this connection is on (SkyRTC: the newcomer offers, docs/skyrtc-protocol.md §5).
 public enum SignalingRole: String, Sendable, Codable {
     case offerer, answerer
 }
@@ -70,7 +70,7 @@ extension PeerConnection {
         case addRemoteCandidate(IceCandidate)
         case sendVideo(EncodedVideoFrame)
         case sendAudio(packet: [UInt8], isDTX: Bool)
-        /// The decoder refused a frame: wait for a keyframe and ask for one (PLI, webrtc-interop.md §7).
+        /// The decoder refused a frame: wait for a keyframe and ask for one (PLI, docs/webrtc-interop.md §7).
         case decodeFailed
         case close
     }

@@ -12,7 +12,7 @@ public final class SkyRTCClient: Sendable {
         try webSocket.send(text: message.jsonText)
     }
 
-    /// `__join`, then waits for `_peers` (always the first reply to a join, skyrtc-protocol.md §3).
+    /// `__join`, then waits for `_peers` (always the first reply to a join, docs/skyrtc-protocol.md §3).
     /// Messages that arrive before it are returned in `earlier` so none is lost. `name` is the
     /// display name others see (an extension the original server drops; see `SkyRTCDisplayName`).
     /// A server that refuses the join for one of its caps (`room_full`, `too_many_rooms`) sends no

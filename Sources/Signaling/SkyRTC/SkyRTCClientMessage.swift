@@ -1,4 +1,4 @@
-/// A message a client sends to the server (skyrtc-protocol.md §3, client → server).
+/// A message a client sends to the server (docs/skyrtc-protocol.md §3, client → server).
 public enum SkyRTCClientMessage: Equatable, Sendable {
     case join(SkyRTCJoin)
     /// `socketId` is the target peer.

@@ -1,5 +1,5 @@
 /// The stable codes of the `_error` reply, our extension of SkyRTC (the original server never
-/// answers bad input; it ignores it or crashes, skyrtc-protocol.md §7). Sent to the offending socket
+/// answers bad input; it ignores it or crashes, docs/skyrtc-protocol.md §7). Sent to the offending socket
 /// only, as `{"eventName":"_error","data":{"code":"…","message":"…"}}`; the connection stays open.
 /// `--compat original` sends none of these (the bad message is dropped silently instead).
 ///

@@ -1,4 +1,4 @@
-/// The `data` objects of the SkyRTC messages (skyrtc-protocol.md §3), as Codable structs whose
+/// The `data` objects of the SkyRTC messages (docs/skyrtc-protocol.md §3), as Codable structs whose
 /// coding keys are declared in the original's wire order. The wire itself goes through
 /// `SkyRTCClientMessage`/`SkyRTCServerMessage`, which write these with `JSONWriter` so the order is
 /// guaranteed (JSONEncoder does not promise one).

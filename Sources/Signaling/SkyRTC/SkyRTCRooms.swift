@@ -1,6 +1,6 @@
 /// The SkyRTC server logic as a pure state machine: connection events in, actions out. No sockets,
 /// no clock, no threads; the event loop (`SignalingServer`) is a thin driver that performs the
-/// actions in order. Every rule of skyrtc-protocol.md §4 is here and unit-tested.
+/// actions in order. Every rule of docs/skyrtc-protocol.md §4 is here and unit-tested.
 ///
 /// Deliberate departures from the original (v0.0.2), all in both wire formats unless noted:
 /// - **Rejoin** (a second `__join` on one socket): joining *another* room first leaves the old one
@@ -134,7 +134,7 @@ public struct SkyRTCRooms: Sendable {
         }
     }
 
-    /// skyrtc-protocol.md §4 "Join algorithm": `_new_peer` to each member in join order, then append,
+    /// docs/skyrtc-protocol.md §4 "Join algorithm": `_new_peer` to each member in join order, then append,
     /// then `_peers` to the joiner — so every member knows the newcomer before its first `_offer`.
     private mutating func join(_ id: SocketID, room: String, name: String?, _ actions: inout [Action]) throws(SignalingError) {
         try checkLimits(id, joining: room)

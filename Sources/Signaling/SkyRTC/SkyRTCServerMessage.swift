@@ -1,4 +1,4 @@
-/// A message the server sends to a client (skyrtc-protocol.md §3, server → client). Always sent as
+/// A message the server sends to a client (docs/skyrtc-protocol.md §3, server → client). Always sent as
 /// a WebSocket text frame (the iOS client reads only text).
 public enum SkyRTCServerMessage: Equatable, Sendable {
     case peers(SkyRTCPeers)

@@ -70,7 +70,7 @@ public final class DtlsEndpoint {
         ERR_clear_error()
         guard let ctx = SSL_CTX_new(DTLS_method()) else { throw DtlsCertificate.failure("SSL_CTX_new") }
         self.ctx = ctx
-        // webrtc-interop.md §3: DTLS 1.2 only (OpenSSL 3.0 has no DTLS 1.3, but pin it anyway).
+        // docs/webrtc-interop.md §3: DTLS 1.2 only (OpenSSL 3.0 has no DTLS 1.3, but pin it anyway).
         _ = cssl_ctx_set_min_proto_version(ctx, DTLS1_2_VERSION)
         _ = cssl_ctx_set_max_proto_version(ctx, DTLS1_2_VERSION)
         guard SSL_CTX_use_certificate(ctx, certificate.x509) == 1, SSL_CTX_use_PrivateKey(ctx, certificate.key) == 1 else {

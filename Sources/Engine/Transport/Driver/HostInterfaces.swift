@@ -10,7 +10,7 @@ public enum HostInterfaces {
     }
 
     /// Addresses of interfaces that are up. Loopback only when asked (tests and same-machine interop, see
-    /// webrtc-interop.md "Testing against real peers"); IPv6 link-local never, since SDP candidates carry no
+    /// docs/webrtc-interop.md §9); IPv6 link-local never, since SDP candidates carry no
     /// scope id (RFC 8445 §5.1.1.1: "MUST NOT be included ... link-local IPv6 addresses").
     public static func list(includeLoopback: Bool = false, includeIPv6: Bool = true) throws -> [Address] {
         var head: UnsafeMutablePointer<ifaddrs>?

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// Runs one `TransportSession` on real UDP sockets and the real clock, on its own event thread (architecture.md
+/// Runs one `TransportSession` on real UDP sockets and the real clock, on its own event thread (docs/architecture.md
 /// "Threads": one event thread per call polls the sockets with the next deadline as timeout).
 ///
 /// Other threads talk to it only through `submit`, which queues a command and wakes the thread through a pipe;

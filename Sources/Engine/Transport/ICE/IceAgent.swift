@@ -138,7 +138,7 @@ public final class IceAgent {
 
     @discardableResult
     private func addRemote(_ candidate: IceCandidate) -> Int? {
-        // Only UDP component 1 (rtcp-mux, BUNDLE: webrtc-interop.md §5).
+        // Only UDP component 1 (rtcp-mux, BUNDLE: docs/webrtc-interop.md §5).
         guard candidate.transport == "udp", candidate.component == 1 else { return nil }
         guard let address = candidate.transportAddress else {
             // `<uuid>.local`: resolving mDNS would mean sockets inside the agent; ignored (see type comment).

@@ -41,7 +41,7 @@ public struct LocalTrack: Hashable, Sendable {
     }
 }
 
-/// The codecs conftui speaks, with the parameters and feedback it supports (webrtc-interop.md §7, §8).
+/// The codecs conftui speaks, with the parameters and feedback it supports (docs/webrtc-interop.md §7, §8).
 public enum SupportedCodecs {
     public static let opus = (encoding: "opus", clockRate: 48000, channels: 2, defaultPT: PayloadType(rawValue: 111)!,
                               fmtp: "minptime=10;useinbandfec=1")
@@ -81,8 +81,8 @@ extension SessionDescription {
     }
 
     /// Answers `self` (a remote offer). Each offered section is accepted with the offerer's payload type for our codec
-    /// (webrtc-interop.md §8) or rejected with port 0 (RFC 8829 §5.3.1) when it has no codec we speak, is not RTP,
-    /// or lacks rtcp-mux (mandatory, webrtc-interop.md §5).
+    /// (docs/webrtc-interop.md §8) or rejected with port 0 (RFC 8829 §5.3.1) when it has no codec we speak, is not RTP,
+    /// or lacks rtcp-mux (mandatory, docs/webrtc-interop.md §5).
     public func makeAnswer(sessionID: String, transport: LocalTransportParameters, audio: LocalTrack?,
                            video: LocalTrack?) -> SessionDescription {
         var sd = SessionDescription(origin: SdpOrigin(sessionID: sessionID))

@@ -1,6 +1,6 @@
 /// DTLS-SRTP protection profiles (RFC 5764 §4.1.2, RFC 7714 §14.2) and their key sizes.
 public enum SrtpProfile: UInt, Sendable, CaseIterable {
-    /// Mandatory for WebRTC; Chrome picks it even when GCM is listed first (webrtc-interop.md §4).
+    /// Mandatory for WebRTC; Chrome picks it even when GCM is listed first (docs/webrtc-interop.md §4).
     case aes128CmHmacSha1_80 = 0x0001
     case aeadAes128Gcm = 0x0007
 

@@ -134,7 +134,7 @@ struct ChromiumInteropTests {
     }
 
     /// We offer audio (controlling, actpass); headless Chromium answers with its fake microphone, `active`, so it
-    /// is the DTLS client and picks among the SRTP profiles we allow (webrtc-interop.md §4).
+    /// is the DTLS client and picks among the SRTP profiles we allow (docs/webrtc-interop.md §4).
     @Test(.timeLimit(.minutes(1)), arguments: [[SrtpProfile.aeadAes128Gcm, .aes128CmHmacSha1_80], [.aes128CmHmacSha1_80]])
     func weOfferChromiumAnswers(profiles: [SrtpProfile]) throws {
         let s = try InteropDriver.prepare(role: .controlling, profiles: profiles, peer: try chromium())

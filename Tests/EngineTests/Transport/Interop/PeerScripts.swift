@@ -1,7 +1,7 @@
 /// The peer scripts run by `PythonPeer`.
 enum PeerScripts {
     /// aiortc 1.x: answers our offer (`mode: answer`) or offers and takes our answer (`mode: offer`), then reports
-    /// what it received. aioice's host gathering is patched to loopback (webrtc-interop.md); killed after 40 s.
+    /// what it received. aioice's host gathering is patched to loopback (docs/webrtc-interop.md §9); killed after 40 s.
     static let aiortc = #"""
     import asyncio, json, signal, sys
     signal.alarm(40)
@@ -54,7 +54,7 @@ enum PeerScripts {
     /// Headless Chromium driven over the DevTools protocol (Python `websockets`) on a page served from 127.0.0.1
     /// (getUserMedia needs a secure context): answers our offer (`mode: answer`) or offers and takes our answer
     /// (`mode: offer`) with a fake microphone track, then reports `getStats()`. Flags keep it on loopback and off the network
-    /// (webrtc-interop.md "Testing against real peers"); killed after 40 s.
+    /// (docs/webrtc-interop.md §9); killed after 40 s.
     static let chromium = #"""
     import asyncio, http.server, json, os, signal, subprocess, sys, tempfile, threading, urllib.request
     signal.alarm(40)

@@ -4,7 +4,7 @@ import Glibc
 /// A real aiortc 1.x peer in a child process (the repository's `.venv`, `make py-deps`), talking JSON lines on
 /// stdin/stdout: it answers our offer (`mode: answer`) or offers and takes our answer (`mode: offer`), then reports
 /// what it received. It binds 127.0.0.1 only (aioice's host
-/// gathering is patched to loopback, see webrtc-interop.md) and kills itself after 25 s.
+/// gathering is patched to loopback, see docs/webrtc-interop.md §9) and kills itself after 25 s.
 final class PythonPeer {
 
 
