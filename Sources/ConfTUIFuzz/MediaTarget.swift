@@ -1,0 +1,39 @@
+@testable import Engine
+
+/// Target 4, media after SRTP: the input is a script of RTP and RTCP packets that A protects with its real SRTP
+/// context and B unprotects, so every parser behind SRTP sees the fuzzer's bytes — routing, RTP and RTCP parsing,
+/// VP8 depacketisation, the jitter buffers, NACK, statistics, and B's VP8 and Opus decoders — with virtual time
+/// passing between packets. (Unprotected noise would stop at libsrtp's authentication.)
+enum MediaTarget {
+    static func run(_ bytes: [UInt8]) {
+        guard let peers = ConnectedPeers(), let media = try? RemoteMedia() else { return }
+        peers.onEventAtB = { event in
+            switch event {
+            case .videoFrame(let frame):
+                if !media.decode(frame, now: peers.now.seconds, wallMillis: UInt32(truncatingIfNeeded: peers.now.nanoseconds / 1_000_000)) {
+                    peers.feed("B", .command(.decodeFailed))
+                }
+            case .audio(let pull): _ = media.play(pull)
+            default: break
+            }
+        }
+        var input = FuzzInput(bytes)
+        var packets = 0
+        while !input.isEmpty && packets < 64 {
+            packets += 1
+            let op = input.byte()
+            var packet = input.chunk()
+            // Bit 1: make it version 2 (the fuzzer need not rediscover the header's first bits).
+            if op & 2 != 0, !packet.isEmpty { packet[0] = packet[0] & 0x3F | 0x80 }
+            if packet.count >= 12 || op & 1 == 1 && packet.count >= 8 {
+                peers.deliverToB(packet, rtcp: op & 1 == 1)
+            }
+            // The top bits: let virtual time pass (timers, NACK, playout), up to a second.
+            let wait = Int64(op >> 2)
+            if wait > 0 { peers.run(limit: .milliseconds(wait * 16)) }
+        }
+        peers.run(limit: .milliseconds(200))
+        _ = peers.b.stats(now: peers.now)
+        _ = (media.video, media.audio)
+    }
+}
