@@ -7,7 +7,8 @@
 enum MediaTarget {
     static func run(_ bytes: [UInt8]) {
         guard let peers = ConnectedPeers(), let media = try? RemoteMedia() else { return }
-        peers.onEventAtB = { event in
+        // Unowned: `peers` keeps this closure, and a strong capture would leak both on every input.
+        peers.onEventAtB = { [unowned peers] event in
             switch event {
             case .videoFrame(let frame):
                 if !media.decode(frame, now: peers.now.seconds, wallMillis: UInt32(truncatingIfNeeded: peers.now.nanoseconds / 1_000_000)) {
