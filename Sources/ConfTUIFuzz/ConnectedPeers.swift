@@ -1,7 +1,7 @@
 @testable import Engine
 
 /// Two `PeerConnection`s connected on a virtual clock (offer, answer, ICE, DTLS, SRTP) with no sockets: datagrams
-/// go straight from one to the other. Built fresh for every input so that each run starts from the same state.
+/// go straight from one to the other.
 final class ConnectedPeers {
     let a: PeerConnection   // offerer, the sender of the fuzzer's packets
     let b: PeerConnection   // answerer, whose receive side is under test

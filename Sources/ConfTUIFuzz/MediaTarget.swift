@@ -4,10 +4,30 @@
 /// context and B unprotects, so every parser behind SRTP sees the fuzzer's bytes — routing, RTP and RTCP parsing,
 /// VP8 depacketisation, the jitter buffers, NACK, statistics, and B's VP8 and Opus decoders — with virtual time
 /// passing between packets. (Unprotected noise would stop at libsrtp's authentication.)
+///
+/// Connecting a pair (certificates, ICE, the DTLS handshake, codecs) costs hundreds of times an input, so one pair
+/// serves `inputsPerPair` inputs (or until the fuzzer's packets have closed it). The price: a crash may depend on
+/// the inputs before it; replay the crash directory's input with a fresh process, then the recent corpus entries.
 enum MediaTarget {
+    static let inputsPerPair = 2_000
+    nonisolated(unsafe) static var current: (peers: ConnectedPeers, media: RemoteMedia, inputs: Int)?
+
     static func run(_ bytes: [UInt8]) {
-        guard let peers = ConnectedPeers(), let media = try? RemoteMedia() else { return }
-        // Unowned: `peers` keeps this closure, and a strong capture would leak both on every input.
+        if let c = current, c.inputs < inputsPerPair, c.peers.a.state == .connected, c.peers.b.state == .connected {
+            current?.inputs += 1
+        } else {
+            current = nil
+            guard let peers = ConnectedPeers(), let media = try? RemoteMedia() else { return }
+            current = (peers, media, 0)
+            wire(peers, media)
+        }
+        guard let (peers, _, _) = current else { return }
+        run(bytes, on: peers)
+    }
+
+    /// B's decoded media goes to real decoders, as in a call.
+    static func wire(_ peers: ConnectedPeers, _ media: RemoteMedia) {
+        // Unowned: `peers` keeps this closure, and a strong capture would leak both.
         peers.onEventAtB = { [unowned peers] event in
             switch event {
             case .videoFrame(let frame):
@@ -18,6 +38,9 @@ enum MediaTarget {
             default: break
             }
         }
+    }
+
+    static func run(_ bytes: [UInt8], on peers: ConnectedPeers) {
         var input = FuzzInput(bytes)
         var packets = 0
         while !input.isEmpty && packets < 64 {
@@ -35,6 +58,5 @@ enum MediaTarget {
         }
         peers.run(limit: .milliseconds(200))
         _ = peers.b.stats(now: peers.now)
-        _ = (media.video, media.audio)
     }
 }
