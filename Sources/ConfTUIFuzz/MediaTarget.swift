@@ -42,6 +42,7 @@ enum MediaTarget {
 
     static func run(_ bytes: [UInt8], on peers: ConnectedPeers) {
         var input = FuzzInput(bytes)
+        let start = peers.now
         var packets = 0
         while !input.isEmpty && packets < 64 {
             packets += 1
@@ -52,11 +53,12 @@ enum MediaTarget {
             if packet.count >= 12 || op & 1 == 1 && packet.count >= 8 {
                 peers.deliverToB(packet, rtcp: op & 1 == 1)
             }
-            // The top bits: let virtual time pass (timers, NACK, playout), up to a second.
+            // The top bits: let virtual time pass (timers, NACK, playout), up to 315 ms per packet and two seconds
+            // per input: every virtual millisecond costs timer work, and an input must stay well under a second.
             let wait = Int64(op >> 2)
-            if wait > 0 { peers.run(limit: .milliseconds(wait * 16)) }
+            if wait > 0, peers.now < start + .seconds(2) { peers.run(limit: .milliseconds(wait * 5)) }
         }
-        peers.run(limit: .milliseconds(200))
+        peers.run(limit: .milliseconds(100))
         _ = peers.b.stats(now: peers.now)
     }
 }
