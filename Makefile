@@ -91,7 +91,8 @@ FUZZ_BIN = $(FUZZ_SCRATCH)/debug/conftui-fuzz
 FUZZ_ENV := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 FUZZ_OPTIONS := -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1
 # The media target keeps one connected pair across inputs, whose buffers grow and shrink, so libFuzzer would take
-# nearly every input for a leak suspect and rescan a 500 MB heap (1 exec/s): its per-input check is off there.
+# nearly every input for a leak suspect and rescan a 500 MB heap (1 exec/s): the loops below turn its per-input
+# check off (-detect_leaks=0 for media only).
 # Seconds per target in `make test` (8 targets: about two minutes after the build).
 FUZZ_QUICK_SECONDS ?= 15
 FUZZ_SECONDS ?= 600
