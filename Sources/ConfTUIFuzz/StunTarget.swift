@@ -56,11 +56,12 @@ enum StunTarget {
         }
     }
 
+    /// `count` bytes of `pattern` repeated (whole copies by `String(repeating:)`: a per-byte loop over 260,000
+    /// bytes would dominate the input's time), cut to `count` and read as UTF-8 as an SDP parser would.
     static func repeated(_ pattern: some Collection<UInt8>, _ count: Int) -> String {
         let unit = pattern.isEmpty ? [UInt8(ascii: "a")] : Array(pattern)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        while bytes.count < count { bytes += unit.prefix(count - bytes.count) }
+        var bytes = Array(String(repeating: String(decoding: unit, as: UTF8.self), count: count / unit.count + 1).utf8)
+        bytes.removeLast(max(0, bytes.count - count))
         return String(decoding: bytes, as: UTF8.self)
     }
 }
