@@ -19,7 +19,7 @@ DEB_PACKAGES := libncursesw5-dev libvpx-dev libopus-dev libasound2-dev libssl-de
 BIN_DEBUG = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 BIN_RELEASE = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 
-.PHONY: help deps deb-deps py-deps build release conftui-release test unit-test interop-test page-check run serve bench fuzz clean
+.PHONY: help deps deb-deps py-deps build release conftui-release test unit-test interop-test page-check run serve bench fuzz fuzz-build fuzz-libfuzzer fuzz-long clean
 
 help:
 	@echo "make run    start conftui on its embedded default (installs and builds first)"
@@ -68,6 +68,7 @@ interop-test: deps conftui-release
 test: deps page-check build
 	$(SWIFT) test
 	$(MAKE) --no-print-directory fuzz
+	$(MAKE) --no-print-directory fuzz-libfuzzer
 	$(MAKE) --no-print-directory interop-test
 
 # The browser page's script is served as text and runs only in browsers: parse it (without running it) so that a
@@ -79,6 +80,57 @@ page-check: deb-deps
 # STUN, RTP, RTCP and VP8 descriptors always get 100,000).
 fuzz: build
 	CONFTUI_FUZZ_ITERATIONS=100000 $(SWIFT) test --filter 'seededFuzz|randomDatagramsOfEveryClass|OneHundredThousand'
+
+# Coverage-guided fuzzing with libFuzzer (Sources/ConfTUIFuzz/README.md): one binary, instrumented with ASan and
+# coverage, in its own build directory so the ordinary build is untouched; CONFTUI_FUZZ_TARGET picks the target.
+FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m
+FUZZ_SCRATCH := .build/fuzz
+FUZZER_LIB = $(firstword $(wildcard $(dir $(realpath $(shell command -v swiftc)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
+FUZZ_BIN = $(FUZZ_SCRATCH)/debug/conftui-fuzz
+# No swift-backtrace on a trap (it can hang holding the pipes open); libFuzzer reports the crash and saves the input.
+FUZZ_ENV := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+FUZZ_OPTIONS := -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1
+# The media target keeps one connected pair across inputs, whose buffers grow and shrink, so libFuzzer would take
+# nearly every input for a leak suspect and rescan a 500 MB heap (1 exec/s): the loops below turn its per-input
+# check off (-detect_leaks=0 for media only).
+# Seconds per target in `make test` (8 targets: about two minutes after the build).
+FUZZ_QUICK_SECONDS ?= 15
+FUZZ_SECONDS ?= 600
+
+fuzz-build: deb-deps
+	@[ -n "$(FUZZER_LIB)" ] || { echo "libclang_rt.fuzzer_no_main not found next to swiftc"; exit 1; }
+	CONFTUI_FUZZER_LIB=$(FUZZER_LIB) $(SWIFT) build --scratch-path $(FUZZ_SCRATCH) --product conftui-fuzz \
+	  -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,trace-cmp,pc-table 2>&1 \
+	  | grep -v "Cannot export local symbol"; exit $${PIPESTATUS[0]}
+
+# Every target for FUZZ_QUICK_SECONDS from the repository's seed corpus; new inputs go to a scratch directory that
+# is emptied first, so each run starts from the same seeds. Any crash, leak or timeout fails the step.
+fuzz-libfuzzer: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  work=$(FUZZ_SCRATCH)/quick/$$t; rm -rf $$work; mkdir -p $$work $(FUZZ_SCRATCH)/crashes; \
+	  CONFTUI_FUZZ_TARGET=$$t $(FUZZ_ENV) timeout $$(( $(FUZZ_QUICK_SECONDS) + 120 )) $(FUZZ_BIN) $(FUZZ_OPTIONS) $$([ $$t = media ] && echo -detect_leaks=0) \
+	    -max_total_time=$(FUZZ_QUICK_SECONDS) -artifact_prefix=$(FUZZ_SCRATCH)/crashes/$$t- \
+	    $$work Tests/Fuzz/corpus/$$t > $(FUZZ_SCRATCH)/quick/$$t.log 2>&1; rc=$$?; \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_SCRATCH)/quick/$$t.log); \
+	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $(FUZZ_SCRATCH)/quick/$$t.log); \
+	  printf "fuzz %-10s %10s runs %7s exec/s\n" $$t "$$runs" "$$rate"; \
+	  if [ $$rc != 0 ]; then tail -40 $(FUZZ_SCRATCH)/quick/$$t.log; echo "fuzz $$t failed (exit $$rc): input in $(FUZZ_SCRATCH)/crashes/"; exit 1; fi; \
+	done
+
+# FUZZ_SECONDS per target (default 600); the corpus grows in .build/fuzz/corpus/TARGET across runs (the
+# repository's seeds are read, never written), and the executions and exec/s of each target are printed at the end.
+fuzz-long: fuzz-build
+	@rm -f $(FUZZ_SCRATCH)/long-summary.txt; for t in $(FUZZ_TARGETS); do \
+	  work=$(FUZZ_SCRATCH)/corpus/$$t; mkdir -p $$work $(FUZZ_SCRATCH)/crashes; \
+	  CONFTUI_FUZZ_TARGET=$$t $(FUZZ_ENV) timeout $$(( $(FUZZ_SECONDS) + 300 )) $(FUZZ_BIN) $(FUZZ_OPTIONS) $$([ $$t = media ] && echo -detect_leaks=0) \
+	    -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_SCRATCH)/crashes/$$t- \
+	    $$work Tests/Fuzz/corpus/$$t > $(FUZZ_SCRATCH)/long-$$t.log 2>&1; rc=$$?; \
+	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_SCRATCH)/long-$$t.log); \
+	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $(FUZZ_SCRATCH)/long-$$t.log); \
+	  files=$$(ls $$work | wc -l); \
+	  printf "fuzz %-10s %12s runs %7s exec/s %6s corpus files  exit %s\n" $$t "$$runs" "$$rate" $$files $$rc \
+	    | tee -a $(FUZZ_SCRATCH)/long-summary.txt; \
+	done; echo; cat $(FUZZ_SCRATCH)/long-summary.txt; ! grep -qv "exit 0$$" $(FUZZ_SCRATCH)/long-summary.txt
 
 # The main job: a live room at once. An in-process server on a free loopback port, three synthetic participants
 # over real WebRTC, and you; it prints the URL a browser on this machine can open to join. (`conftui demo

@@ -5,6 +5,19 @@
 // (EmbedBrowserPage, with its tool BrowserPageEmbedder) that compiles the browser page's files into Signaling.
 import PackageDescription
 
+// The libFuzzer binary exists only when `make fuzz-libfuzzer` asks for it (CONFTUI_FUZZER_LIB names libFuzzer's
+// archive), so the ordinary build and its products never see it. See Sources/ConfTUIFuzz/README.md.
+let fuzzerLibrary = Context.environment["CONFTUI_FUZZER_LIB"]
+let fuzzTargets: [Target] = fuzzerLibrary.map { library in
+    [.executableTarget(
+        name: "ConfTUIFuzz",
+        dependencies: ["Signaling", "Engine"],
+        exclude: ["README.md"],
+        // libFuzzer's archive without its `main` (Entry.swift starts the driver), linked into this binary only:
+        // -sanitize=fuzzer for the whole build would give the plugin's tool and the other executables a second main.
+        linkerSettings: [.unsafeFlags([library, "-lstdc++"])])]
+} ?? []
+
 let release: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
@@ -14,7 +27,7 @@ let package = Package(
     products: [
         .executable(name: "conftui", targets: ["ConfTUI"]),
         .executable(name: "conftui-bench", targets: ["Bench"]),
-    ],
+    ] + (fuzzerLibrary == nil ? [] : [.executable(name: "conftui-fuzz", targets: ["ConfTUIFuzz"])]),
     targets: [
         // C libraries, each behind a minimal shim header (see Sources/C*/shim.h).
         .systemLibrary(name: "CVPX", pkgConfig: "vpx"),
@@ -54,6 +67,6 @@ let package = Package(
         .testTarget(name: "RoomModelTests", dependencies: ["RoomModel"]),
         // The executable's pure parts: the session's translations (SkyRTC <-> Call, snapshots -> room events).
         .testTarget(name: "ConfTUITests", dependencies: ["ConfTUI", "Engine", "RoomModel", "Signaling"]),
-    ],
+    ] + fuzzTargets,
     swiftLanguageModes: [.v6]
 )

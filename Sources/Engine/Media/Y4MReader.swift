@@ -10,6 +10,8 @@ public final class Y4MReader: VideoSource {
     public let height: Int
     public let frameRate: Double
     private let file: UnsafeMutablePointer<FILE>
+    /// The largest width or height VP8 can code.
+    public static let maxDimension = 16_383
     private var frameIndex = 0
 
     public init(path: String) throws(EngineError) {
@@ -38,6 +40,11 @@ public final class Y4MReader: VideoSource {
             }
         }
         guard w > 0, h > 0 else { fclose(f); throw .malformed(what: "y4m", reason: "missing W/H in '\(header)'") }
+        // The frames go to a VP8 encoder, whose frame header carries 14-bit dimensions (RFC 6386 §9.1); bounding
+        // them here also keeps `width * height` (the plane sizes read per frame) far from overflow.
+        guard w <= Self.maxDimension, h <= Self.maxDimension else {
+            fclose(f); throw .malformed(what: "y4m", reason: "W\(w) H\(h) exceeds \(Self.maxDimension)")
+        }
         width = w; height = h; frameRate = rate
     }
 

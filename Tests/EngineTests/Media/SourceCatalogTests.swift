@@ -40,3 +40,18 @@ import Glibc
     #expect(lumas == [50, 51, 52, 50, 51, 52, 50])
     #expect(abs(last - 0.6) < 1e-9, "seven frames at 10 fps end at 0.6 s")
 }
+
+/// Found by libFuzzer (y4m target): a header's W of 16 digits went straight into `width * height`, a plane
+/// allocation of petabytes (or an overflow trap). Dimensions beyond what VP8 can code are refused at the header.
+@Test func aY4MHeaderWithHugeDimensionsIsRefused() {
+    let path = "/tmp/conftui-test-huge-\(getpid()).y4m"
+    for header in ["YUV4MPEG2 W7777777777777772 H2 F30:1 Ip A1:1 C420jpeg\n", "YUV4MPEG2 W16384 H2\n",
+                   "YUV4MPEG2 W4611686018427387904 H4\n"] {
+        let bytes = Array(header.utf8) + Array("FRAME\n".utf8) + [UInt8](repeating: 0x80, count: 64)
+        let f = fopen(path, "wb")!
+        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        fclose(f)
+        defer { unlink(path) }
+        #expect(throws: EngineError.self, "\(header)") { _ = try Y4MReader(path: path) }
+    }
+}

@@ -143,3 +143,20 @@ private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds
     #expect(jb.restarts == 1)
     #expect(!out.isEmpty && out.first!.isKeyframe && out.first!.firstSequence.rawValue == 550)
 }
+
+/// Found by libFuzzer (media target, a connected pair on a virtual clock): while waiting for a keyframe, the deadline
+/// of a lone delta packet was arrival + maxHoldTime, but the purge kept it at exactly that time, so a driver woken at
+/// the deadline got the same deadline back and polled in a loop without time moving.
+@Test func pollingAtTheDeadlineMovesTheDeadlineWhileWaitingForAKeyframe() {
+    var f = FrameFactory()
+    var jb = VideoJitterBuffer()
+    let delta = f.frame(keyframe: false, parts: 1)[0]
+    jb.insert(delta.1, sequence: delta.0, now: at(0))
+    _ = jb.poll(now: at(0))
+    let deadline = jb.nextDeadline()
+    #expect(deadline == at(0) + jb.configuration.maxHoldTime)
+    if let deadline {
+        _ = jb.poll(now: deadline)
+        #expect(jb.nextDeadline().map { $0 > deadline } ?? true)
+    }
+}

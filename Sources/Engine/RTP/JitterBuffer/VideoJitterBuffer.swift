@@ -227,7 +227,9 @@ public struct VideoJitterBuffer: Sendable {
     /// While waiting for a keyframe: discard packets older than the maximum hold, and the oldest
     /// ones beyond the packet bound.
     private mutating func purge(now: TransportTime) {
-        for (key, e) in packets where now - e.arrival > configuration.maxHoldTime { packets.removeValue(forKey: key) }
+        // `>=`, as `nextDeadline` promises: at exactly arrival + maxHoldTime the packet goes, or a driver woken at
+        // that deadline would be handed the same deadline again and spin.
+        for (key, e) in packets where now - e.arrival >= configuration.maxHoldTime { packets.removeValue(forKey: key) }
         if packets.count > configuration.maxPackets {
             for key in packets.keys.sorted().prefix(packets.count - configuration.maxPackets) { packets.removeValue(forKey: key) }
         }

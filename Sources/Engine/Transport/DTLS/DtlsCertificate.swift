@@ -23,10 +23,20 @@ public final class DtlsCertificate {
         X509_gmtime_adj(X509_getm_notAfter(x509), 30 * 86_400)
         X509_set_pubkey(x509, key)
         let name = X509_get_subject_name(x509)
-        X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, Array(commonName.utf8), -1, -1, 0)
+        // The length is given: the bytes of a Swift array have no terminating NUL for OpenSSL's strlen to stop at.
+        let commonNameBytes = Array(commonName.utf8)
+        X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, commonNameBytes, Int32(clamping: commonNameBytes.count), -1, 0)
         X509_set_issuer_name(x509, name)
         guard X509_sign(x509, key, EVP_sha256()) > 0 else { throw Self.failure("X509_sign") }
         fingerprint = try Self.sha256Fingerprint(of: x509)
+    }
+
+    /// The subject's common name as the certificate carries it (what a peer reading it sees).
+    var subjectCommonName: String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let n = X509_NAME_get_text_by_NID(X509_get_subject_name(x509), NID_commonName, &buffer, Int32(buffer.count))
+        guard n >= 0 else { return nil }
+        return String(decoding: buffer.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     deinit {

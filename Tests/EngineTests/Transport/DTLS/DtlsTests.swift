@@ -3,6 +3,13 @@ import Testing
 @testable import Engine
 
 @Suite struct DtlsTests {
+    /// Found by libFuzzer (AddressSanitizer, every DTLS input): the common name reached OpenSSL as an array without a
+    /// terminating NUL and length -1, so OpenSSL's strlen read past the array into whatever followed it.
+    @Test(arguments: ["conftui", "a", "peer-0123456789abcdef"])
+    func certificateSubjectIsExactlyTheCommonName(name: String) throws {
+        #expect(try DtlsCertificate(commonName: name).subjectCommonName == name)
+    }
+
     @Test(arguments: [DtlsEndpoint.Role.client, .server])
     func handshakeInBothRolesExportsMatchingKeys(roleA: DtlsEndpoint.Role) throws {
         let h = try DtlsPairHarness(roleA: roleA, seed: 1)

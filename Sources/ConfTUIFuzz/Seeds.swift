@@ -1,0 +1,133 @@
+import Glibc
+@testable import Engine
+@testable import Signaling
+
+/// `conftui-fuzz --seed DIR`: seed inputs for every target, made by the project's own encoders (so they follow
+/// the wire formats exactly and each target starts past its first checks), written to DIR/TARGET/NAME.
+/// Tests/Fuzz/corpus holds its output plus the browser SDPs of the SDP fixtures (see README.md).
+enum Seeds {
+    static func write(to directory: String) -> Bool {
+        var ok = true
+        for (target, seeds) in all() {
+            let folder = "\(directory)/\(target)"
+            mkdir(directory, 0o755)
+            mkdir(folder, 0o755)
+            for (name, bytes) in seeds {
+                guard let f = fopen("\(folder)/\(name)", "wb") else { ok = false; continue }
+                _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+                fclose(f)
+            }
+        }
+        return ok
+    }
+
+    /// A chunk as `FuzzInput.chunk()` reads it: two length bytes, big-endian, then the bytes.
+    static func chunk(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count >> 8 & 0xFF), UInt8(bytes.count & 0xFF)] + bytes }
+
+    static func all() -> [(String, [(String, [UInt8])])] {
+        [("signaling", signaling()), ("stun", stun()), ("ice", ice()), ("media", media()), ("dtls", dtls()),
+         ("websocket", websocket()), ("json", json()), ("y4m", y4m())]
+    }
+
+    static let peer = SocketID("0d0c0b0a-0000-4000-8000-000000000001")
+
+    /// A real offer and answer from `PeerConnection`, as a server relays them, and a trickled candidate.
+    static func signaling() -> [(String, [UInt8])] {
+        let a = TransportAddress("127.0.0.1:40001")!
+        guard let offerer = try? PeerConnection(configuration: .random(localHosts: [a])),
+              let answerer = try? PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:40002")!])) else { return [] }
+        func description(_ out: PeerConnection.Output) -> SessionDescription? {
+            for case .localDescription(let d) in out.events { return d }
+            return nil
+        }
+        guard let offer = description(offerer.handle(.command(.createOffer), now: .zero)),
+              let answer = description(answerer.handle(.command(.applyRemoteOffer(offer)), now: .zero)) else { return [] }
+        func line(_ m: SkyRTCServerMessage) -> [UInt8] { m.jsonBytes() + [0x0A] }
+        let sdp = { (type: String, d: SessionDescription) in
+            JSONValue.object([("type", .string(type)), ("sdp", .string(d.sdpText))])
+        }
+        let candidate = SkyRTCCandidate(id: "0", label: 0, candidate: "candidate:1 1 udp 2122260223 127.0.0.1 40001 typ host",
+                                        socketId: peer)
+        return [
+            ("offer", line(.offer(SkyRTCDescription(sdp: sdp("offer", offer), socketId: peer))) + line(.iceCandidate(candidate))),
+            ("answer", line(.answer(SkyRTCDescription(sdp: sdp("answer", answer), socketId: peer)))),
+        ]
+    }
+
+    /// A check as the ICE agent signs it, then credentials of a few lengths.
+    static func stun() -> [(String, [UInt8])] {
+        let m = StunMessage(type: .bindingRequest, transactionID: TransactionID(bytes: Array(1...12))!,
+                            attributes: [.username("fuzz:peer"), .priority(1_845_501_695), .iceControlling(7), .useCandidate])
+        guard let datagram = try? m.encode(integrityKey: StunIntegrity.shortTermKey(password: "fuzzfuzzfuzzfuzzfuzzfuzz"),
+                                           fingerprint: true) else { return [] }
+        return [("check", [0x14] + chunk(datagram) + [0, 4, 0, 22] + Array("peerpassword".utf8)),
+                ("long-credentials", [0xE0] + chunk(datagram) + [0x01, 0x00, 0x40, 0x00] + Array("xy".utf8))]
+    }
+
+    /// A host candidate, a signed check, a response to the agent's check, and time passing.
+    static func ice() -> [(String, [UInt8])] {
+        let candidate = Array("candidate:1 1 udp 2122260223 127.0.0.1 40001 typ host".utf8)
+        let check: [UInt8] = [0x02] + Array(1...12) + [2, 0, 0x80, 0x00, 0x12, 1, 0x7A, 0x04]
+        return [("candidate-check-response", [0x00, 0x00] + chunk(candidate) + check + [0x05, 0x03, 0, 0, 1, 0x04, 0x05]),
+                ("candidate-timeouts", [0x01, 0x00] + chunk(candidate) + [0x05, 0x05, 0x05, 0x04, 0x40])]
+    }
+
+    /// RTP (VP8 keyframe start, Opus) and RTCP (SR, RR, NACK, PLI) as the project's writers make them.
+    static func media() -> [(String, [UInt8])] {
+        let vp8Descriptor: [UInt8] = [0x90, 0x80, 0x01]   // X, S; I; picture id 1
+        let keyframeStart: [UInt8] = [0x10, 0x02, 0x00, 0x9D, 0x01, 0x2A, 0x02, 0x00, 0x02, 0x00] + [UInt8](repeating: 0, count: 16)
+        let video = RTPPacket(marker: true, payloadType: SupportedCodecs.vp8.defaultPT, sequenceNumber: SequenceNumber(1),
+                              timestamp: 3000, ssrc: SSRC(0x2222), csrcs: [], headerExtensions: nil,
+                              payload: vp8Descriptor + keyframeStart, paddingLength: 0).serialized()
+        let audio = RTPPacket(marker: false, payloadType: SupportedCodecs.opus.defaultPT, sequenceNumber: SequenceNumber(1),
+                              timestamp: 960, ssrc: SSRC(0x1111), csrcs: [], headerExtensions: nil,
+                              payload: [0xFC, 0xFF, 0xFE], paddingLength: 0).serialized()
+        let rtcp = RTCPPacket.compound([
+            .senderReport(SenderReport(ssrc: SSRC(0x2222), ntpTimestamp: NTPTimestamp(rawValue: 1 << 32), rtpTimestamp: 3000,
+                                       packetCount: 1, octetCount: 100, reportBlocks: [])),
+            .receiverReport(ReceiverReport(ssrc: SSRC(0x1111))),
+            .nack(GenericNack(senderSSRC: SSRC(0x1111), mediaSSRC: SSRC(0x4444), lost: [SequenceNumber(2), SequenceNumber(4)])),
+            .pictureLossIndication(PictureLossIndication(senderSSRC: SSRC(0x1111), mediaSSRC: SSRC(0x4444))),
+        ])
+        return [("video-audio-rtcp", [0x10] + chunk(video) + [0x10] + chunk(audio) + [0x11] + chunk(rtcp))]
+    }
+
+    /// A real ClientHello at a fresh server, and a closed connected pair.
+    static func dtls() -> [(String, [UInt8])] {
+        guard let client = try? DtlsEndpoint(role: .client, certificate: DtlsTarget.clientCertificate,
+                                             remoteFingerprint: DtlsTarget.serverCertificate.fingerprint),
+              let hello = client.start(now: .zero).transmits.first else { return [] }
+        return [("client-hello", [0x00, 0x40] + chunk(hello)), ("connected-close", [0x02, 0x20, 0x05, 0x21])]
+    }
+
+    /// A client's masked text frame with a join, a ping and a close; the server's unmasked frames to a client.
+    static func websocket() -> [(String, [UInt8])] {
+        let join = Array(SkyRTCClientMessage.join(SkyRTCJoin(room: "room", name: "fuzz")).jsonText.utf8)
+        let mask: (UInt8, UInt8, UInt8, UInt8) = (1, 2, 3, 4)
+        let toServer = WebSocketFrameWriter.frame(.text, payload: join, maskKey: mask)
+            + WebSocketFrameWriter.frame(.ping, payload: [1], maskKey: mask)
+            + WebSocketFrameWriter.frame(.text, payload: Array(join.prefix(5)), fin: false, maskKey: mask)
+            + WebSocketFrameWriter.frame(.continuation, payload: Array(join.dropFirst(5)), maskKey: mask)
+        let peers = SkyRTCServerMessage.peers(SkyRTCPeers(connections: [peer], you: SocketID("me"))).jsonBytes()
+        let toClient = WebSocketFrameWriter.frame(.text, payload: peers) + WebSocketFrameWriter.frame(.pong, payload: [])
+        return [("server-side", [0x00, 0x00] + toServer), ("server-side-pieces", [0x00, 0x07] + toServer),
+                ("client-side", [0x01, 0x00] + toClient)]
+    }
+
+    /// Every message a client sends, as it writes them.
+    static func json() -> [(String, [UInt8])] {
+        let sdp = JSONValue.object([("type", .string("offer")), ("sdp", .string("v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"))])
+        let messages: [(String, SkyRTCClientMessage)] = [
+            ("join", .join(SkyRTCJoin(room: "room", name: "fuzz"))),
+            ("offer", .offer(SkyRTCDescription(sdp: sdp, socketId: peer))),
+            ("candidate", .iceCandidate(SkyRTCCandidate(id: "0", label: 0, candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host",
+                                                        socketId: peer))),
+        ]
+        return messages.map { ($0.0, Array($0.1.jsonText.utf8)) }
+    }
+
+    /// The smallest Y4M the reader takes: a 2x2 4:2:0 header and one frame.
+    static func y4m() -> [(String, [UInt8])] {
+        [("2x2", Array("YUV4MPEG2 W2 H2 F30:1 Ip A1:1 C420jpeg\nFRAME\n".utf8) + [UInt8](repeating: 0x80, count: 6))]
+    }
+}
