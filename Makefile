@@ -75,6 +75,7 @@ test: deps page-check build
 # syntax error fails here. The page's HTML and CSS reach the tests through the served page.
 page-check: deb-deps
 	node --check Sources/Signaling/BrowserPage/page.js
+	bash Tests/repo_self_contained.sh
 
 # The seeded fuzz tests at 100,000 inputs each (the ordinary suite runs fewer of the slow ones;
 # STUN, RTP, RTCP and VP8 descriptors always get 100,000).
