@@ -146,6 +146,7 @@ bench: deps release
 	@if [ -d $(CLIPS_SRC) ]; then sh $(CLIPS_SRC)/to-y4m.sh .build/clips; \
 	else echo "note: $(CLIPS_SRC) not found: the renderer suite needs talkhead/talkhead_noise/testsrc2 .y4m in .build/clips (set CLIPS_SRC=DIR with to-y4m.sh)"; fi
 	CONFTUI_CLIPS=$${CONFTUI_CLIPS:-.build/clips} $(BIN_RELEASE)/conftui-bench
+	ulimit -n $$(ulimit -Hn); $(PY) Tests/Bench/signaling_load.py $(BIN_RELEASE)/conftui --rate 0 --offers 30 --no-hostile
 	ulimit -n $$(ulimit -Hn); $(PY) Tests/Bench/signaling_load.py $(BIN_RELEASE)/conftui
 	$(PY) Tests/Bench/connect_time.py $(BIN_RELEASE)/conftui
 	$(PY) Tests/Bench/room_bench.py $(BIN_RELEASE)/conftui
