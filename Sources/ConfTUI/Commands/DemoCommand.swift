@@ -21,7 +21,7 @@ let demoCommand = Command(
         .value("room", "NAME", "room name (default: demo)"),
         .value("port", "N", "signaling server port on 127.0.0.1 (default 0: a free one)"),
         .value("name", "NAME", "your display name (default: your login name)"),
-        .value("camera", "SRC", "your video source: auto, card, bars, clock, file:PATH.y4m, /dev/videoN (default: card)"),
+        .value("camera", "SRC", "your video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (default: card)"),
         .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
         .value("host-candidates", "loopback|all", "addresses the peers use: 127.0.0.1 only, or every interface (default: all, so a browser can join)"),
         .value("log", "PATH", "append log lines here (server and every participant)"),

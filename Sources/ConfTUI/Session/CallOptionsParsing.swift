@@ -7,7 +7,7 @@ enum CallOptionsParsing {
         .value("room", "NAME", "room to join (default: the server's default room)"),
         .value("stun", "URL", "STUN server for server-reflexive candidates: stun:HOST[:PORT] (default: none)"),
         .value("host-candidates", "loopback|all", "127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
-        .value("camera", "SRC", "video source: auto, card, bars, clock, file:PATH.y4m, /dev/videoN (c cycles through them)"),
+        .value("camera", "SRC", "video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (c cycles through them)"),
         .value("log", "PATH", "append log lines here"),
         .flag("no-reconnect", "end when the signaling connection drops instead of reconnecting with backoff"),
     ]

@@ -41,7 +41,7 @@ public enum SourceCatalog {
             if name.hasPrefix("/dev/video") {
                 return try V4L2Camera(path: name, width: width, height: height, frameRate: frameRate, clock: clock)
             }
-            throw .invalidArgument("unknown video source '\(name)': use auto, card, bars, clock, file:PATH.y4m or /dev/videoN")
+            throw .invalidArgument("unknown video source '\(name)': use auto, card, demo-card, bars, clock, file:PATH.y4m or /dev/videoN")
         }
     }
 }
