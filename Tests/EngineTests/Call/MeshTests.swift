@@ -1,0 +1,193 @@
+import Testing
+@testable import Engine
+
+/// The SkyRTC mesh rules (`Mesh`) on a virtual clock: no sockets, no threads, no sleeping; the suite runs in
+/// milliseconds although it covers seconds of retries.
+@Suite struct MeshTests {
+    let a = RemotePeerID("aaaa-small"), b = RemotePeerID("bbbb"), c = RemotePeerID("cccc"), z = RemotePeerID("zzzz-large")
+
+    func at(_ seconds: Double) -> TransportTime { TransportTime(nanoseconds: Int64(seconds * 1e9)) }
+
+    /// The actions without the log lines.
+    func acts(_ actions: [RoomAction]) -> [RoomAction] { actions.filter { if case .log = $0 { false } else { true } } }
+
+    @Test func newcomerOffersToEveryoneAlreadyInTheRoom() {
+        var mesh = Mesh()
+        let out = acts(mesh.handle(.signal(.joined(you: z, others: [a, b, z, c])), now: at(0)))
+        #expect(out == [.createConnection(a, role: .offerer), .createConnection(b, role: .offerer),
+                        .createConnection(c, role: .offerer)])
+        #expect(mesh.openConnections == 3)
+        // A later newcomer gets a connection that waits for its offer.
+        let later = RemotePeerID("dddd")
+        #expect(acts(mesh.handle(.signal(.newPeer(later)), now: at(1))) == [.createConnection(later, role: nil)])
+        #expect(acts(mesh.handle(.signal(.offer(from: later, sdp: "o")), now: at(1))) == [.applyRemoteOffer(later, sdp: "o")])
+        #expect(mesh.role(of: later) == .answerer)
+    }
+
+    @Test func glareTheLargerIdKeepsItsOffer() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [a])), now: at(0))
+        // Their offer crosses ours: we are larger, we ignore theirs and keep waiting for the answer.
+        #expect(acts(mesh.handle(.signal(.offer(from: a, sdp: "theirs")), now: at(0.1))) == [])
+        #expect(mesh.role(of: a) == .offerer)
+        #expect(acts(mesh.handle(.signal(.answer(from: a, sdp: "ans")), now: at(0.2))) == [.applyRemoteAnswer(a, sdp: "ans")])
+    }
+
+    @Test func glareTheSmallerIdAnswers() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: a, others: [z])), now: at(0))
+        let out = acts(mesh.handle(.signal(.offer(from: z, sdp: "theirs")), now: at(0.1)))
+        #expect(out == [.closeConnection(z, cause: "replaced by a new offer"), .createConnection(z, role: nil),
+                        .applyRemoteOffer(z, sdp: "theirs")])
+        #expect(mesh.role(of: z) == .answerer)
+    }
+
+    @Test func failedOffererRetriesAfter1_2_4SecondsThenStaysFailed() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [a])), now: at(0))
+        var t = 10.0
+        for delay in [1.0, 2.0, 4.0] {
+            _ = mesh.handle(.connectionState(a, .failed), now: at(t))
+            #expect(mesh.nextDeadline == at(t + delay))
+            // Not before the deadline.
+            #expect(acts(mesh.handle(.timer, now: at(t + delay - 0.001))) == [])
+            let out = acts(mesh.handle(.timer, now: at(t + delay)))
+            #expect(out == [.closeConnection(a, cause: "failed; offering again"), .createConnection(a, role: .offerer)])
+            #expect(mesh.nextDeadline == nil)
+            t += delay + 5
+        }
+        // The fourth failure: no more attempts; the connection stays (shown failed) until the peer leaves or rejoins.
+        let out = mesh.handle(.connectionState(a, .failed), now: at(t))
+        #expect(acts(out) == [])
+        #expect(out.contains(.log("aaaa-sma: giving up after 3 new offers; stays failed")))
+        #expect(mesh.nextDeadline == nil)
+        #expect(mesh.hasConnection(a))
+    }
+
+    @Test func theAnswererDoesNotRetry() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: a, others: [])), now: at(0))
+        _ = mesh.handle(.signal(.newPeer(b)), now: at(0))
+        _ = mesh.handle(.signal(.offer(from: b, sdp: "o")), now: at(0))
+        _ = mesh.handle(.connectionState(b, .failed), now: at(1))
+        #expect(mesh.nextDeadline == nil)
+    }
+
+    @Test func aConnectedRetryResetsTheCount() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [a])), now: at(0))
+        _ = mesh.handle(.connectionState(a, .failed), now: at(1))
+        _ = mesh.handle(.timer, now: at(2))
+        _ = mesh.handle(.connectionState(a, .connected), now: at(2.5))
+        _ = mesh.handle(.connectionState(a, .failed), now: at(10))
+        #expect(mesh.nextDeadline == at(11))   // 1 s again, not 2 s
+    }
+
+    @Test func aRejoinResetsTheRetries() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [a])), now: at(0))
+        var t = 0.0
+        for delay in [1.0, 2.0, 4.0] {
+            _ = mesh.handle(.connectionState(a, .failed), now: at(t))
+            _ = mesh.handle(.timer, now: at(t + delay))
+            t += delay
+        }
+        _ = mesh.handle(.connectionState(a, .failed), now: at(t))
+        #expect(mesh.nextDeadline == nil)   // exhausted
+        // The peer leaves and rejoins: it offers to us (it is the newcomer) and the count starts over for that offer.
+        #expect(acts(mesh.handle(.signal(.removePeer(a)), now: at(t + 1))) == [.closeConnection(a, cause: "peer left the room")])
+        _ = mesh.handle(.signal(.newPeer(a)), now: at(t + 2))
+        _ = mesh.handle(.signal(.offer(from: a, sdp: "o")), now: at(t + 2))
+        #expect(mesh.role(of: a) == .answerer)
+        // We rejoin instead (a new `_peers`): we offer, and a failure is retried after 1 s again.
+        var fresh = Mesh()
+        _ = fresh.handle(.signal(.joined(you: z, others: [a])), now: at(100))
+        _ = fresh.handle(.connectionState(a, .failed), now: at(101))
+        #expect(fresh.nextDeadline == at(102))
+    }
+
+    @Test func aPeerRemovedWhileARetryIsPendingCancelsIt() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [a, b])), now: at(0))
+        _ = mesh.handle(.connectionState(a, .failed), now: at(1))
+        #expect(mesh.retryDeadline(of: a) == at(2))
+        _ = mesh.handle(.signal(.removePeer(a)), now: at(1.5))
+        #expect(mesh.retryDeadline(of: a) == nil)
+        #expect(mesh.nextDeadline == nil)
+        #expect(acts(mesh.handle(.timer, now: at(2))) == [])
+        #expect(!mesh.hasConnection(a))
+    }
+
+    @Test func leaveClosesEverything() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [a, b, c])), now: at(0))
+        _ = mesh.handle(.connectionState(b, .failed), now: at(1))
+        let out = acts(mesh.handle(.leave, now: at(1.5)))
+        #expect(out == [.closeConnection(a, cause: "left the room"), .closeConnection(b, cause: "left the room"),
+                        .closeConnection(c, cause: "left the room")])
+        #expect(mesh.openConnections == 0)
+        #expect(mesh.nextDeadline == nil)
+    }
+
+    @Test func signalsForUnknownPeers() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [])), now: at(0))
+        // An answer to nothing we offered is dropped; a candidate before the offer makes the connection that buffers it.
+        #expect(acts(mesh.handle(.signal(.answer(from: a, sdp: "x")), now: at(0))) == [])
+        #expect(acts(mesh.handle(.signal(.candidate(from: a, candidate: "  candidate:1 ", mid: nil, mLineIndex: nil)), now: at(0)))
+                == [.createConnection(a, role: nil), .addRemoteCandidate(a, candidate: "candidate:1")])
+        #expect(acts(mesh.handle(.signal(.candidate(from: a, candidate: " ", mid: nil, mLineIndex: nil)), now: at(0))) == [])
+        // Local signals of a connection already closed go nowhere.
+        _ = mesh.handle(.signal(.removePeer(a)), now: at(0))
+        #expect(acts(mesh.handle(.localSignal(.answer(to: a, sdp: "late")), now: at(0))) == [])
+        #expect(acts(mesh.handle(.signal(.removePeer(b)), now: at(0))) == [])
+    }
+
+    @Test func openPeersAreBounded() {
+        var mesh = Mesh(maxPeers: 2)
+        let out = acts(mesh.handle(.signal(.joined(you: z, others: [a, b, c])), now: at(0)))
+        #expect(out == [.createConnection(a, role: .offerer), .createConnection(b, role: .offerer)])
+        #expect(acts(mesh.handle(.signal(.offer(from: c, sdp: "o")), now: at(0))) == [])
+        #expect(Mesh().maxPeers == CallLimits.maxPeers)
+    }
+}
+
+/// The signaling reconnect backoff (`ReconnectBackoff`) on a virtual monotonic clock.
+@Suite struct ReconnectBackoffTests {
+    @Test func aReconnectStormGrowsCapsJittersAndResets() {
+        var backoff = ReconnectBackoff(random: SplitMixRandom(seed: 42))
+        var now = TransportTime(nanoseconds: 5_000_000_000)
+        for cycle in 0..<50 {
+            // Each cycle: lost, wait up to six times (each attempt fails), then one join succeeds.
+            var expected = 0.5
+            for _ in 0..<6 {
+                let at = backoff.failed(now: now)
+                let wait = Double((at - now).nanoseconds) / 1e9
+                #expect(wait >= expected * 0.8 - 1e-9 && wait <= expected * 1.2 + 1e-9, "cycle \(cycle): \(wait) for \(expected)")
+                let early = backoff.isDue(now: TransportTime(nanoseconds: at.nanoseconds - 1))
+                let due = backoff.isDue(now: at)
+                #expect(!early && due)
+                now = at
+                expected = min(expected * 2, 10)
+            }
+            #expect(backoff.base == .seconds(10))   // capped after 0.5, 1, 2, 4, 8, 16 → 10
+            backoff.joined()
+            #expect(backoff.base == .milliseconds(500) && backoff.failures == 0 && backoff.nextDeadline == nil)
+            now = now + .seconds(3)
+        }
+    }
+
+    @Test func theJitterIsSeededAndSpreadWithinTwentyPercent() {
+        var x = ReconnectBackoff(random: SplitMixRandom(seed: 7)), y = ReconnectBackoff(random: SplitMixRandom(seed: 7))
+        var seen = Set<Int64>()
+        for _ in 0..<100 {
+            let w = x.failed(now: .zero)
+            let v = y.failed(now: .zero)
+            #expect(w == v)   // same seed, same waits: reproducible
+            #expect(w.nanoseconds >= 400_000_000 && w.nanoseconds <= 600_000_000)
+            seen.insert(w.nanoseconds)
+            x.joined(); y.joined()
+        }
+        #expect(seen.count > 50)   // spread, not one value
+    }
+}
