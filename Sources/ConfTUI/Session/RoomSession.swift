@@ -127,8 +127,16 @@ final class RoomSession: Sendable {
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
+    /// CLOCK_MONOTONIC: a wall-clock step (NTP, a suspended laptop's resync) must not shorten or stretch a backoff wait.
+    static func monotonicNow() -> TransportTime {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return TransportTime(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+    }
+
     private func readLoop() {
-        var random = SplitMixRandom(seed: UInt64(truncatingIfNeeded: Int64(MediaPipeline.wallClock() * 1e6)))
+        // Seeded from the wall clock so that clients restarted together still jitter apart.
+        var backoff = ReconnectBackoff(random: SplitMixRandom(seed: UInt64(truncatingIfNeeded: Int64(MediaPipeline.wallClock() * 1e6))))
         while !isStopping {
             guard let client = link.current else { return }
             do {
@@ -149,20 +157,21 @@ final class RoomSession: Sendable {
                     post(.signalingLost(reason: reason, retryIn: nil))
                     return
                 }
-                var delay = 0.5
+                var failedAt = Self.monotonicNow()
                 while !isStopping {
-                    let wait = delay * (0.8 + 0.4 * Double(random.next() % 1000) / 1000)
+                    backoff.failed(now: failedAt)
+                    let wait = backoff.lastWaitSeconds
                     post(.signalingLost(reason: reason, retryIn: wait))
                     log(String(format: "reconnecting in %.1f s", wait))
-                    let until = MediaPipeline.wallClock() + wait
-                    while !isStopping && MediaPipeline.wallClock() < until { usleep(50_000) }
+                    while !isStopping && !backoff.isDue(now: Self.monotonicNow()) { usleep(50_000) }
                     if isStopping { return }
                     do {
                         _ = try connectAndJoin()
+                        backoff.joined()
                         break
                     } catch {
                         log("reconnect failed: \(error)")
-                        delay = min(delay * 2, 10)
+                        failedAt = Self.monotonicNow()
                     }
                 }
             }
