@@ -1,14 +1,14 @@
 import Foundation
 import Synchronization
 
-/// A SkyRTC mesh call: one `PeerConnection` per remote socketId, driven by one event thread that owns the UDP
-/// sockets (one per peer connection and host address), the clock and the decoders, and runs poll() with the
-/// nearest deadline as its timeout. Signaling arrives through `handle(_:)` from any thread and leaves through
-/// `onSignal` (called on the event thread). Local media comes from one shared `MediaPipeline`.
+/// A call: one `PeerConnection` per remote socketId, driven by one event thread that owns the UDP sockets (one per
+/// peer connection and host address), the clock and the decoders, and runs poll() with the nearest deadline as its
+/// timeout. Signaling arrives through `handle(_:)` from any thread and leaves through `onSignal` (called on the event
+/// thread). Local media comes from one shared `MediaPipeline`.
 ///
-/// Mesh rules (docs/skyrtc-protocol.md §5, §8): on `joined` the newcomer offers to every id already there; on `newPeer`
-/// a connection is prepared and waits for the offer; `offer` is answered; `answer` applied; candidates trickle
-/// both ways and are buffered until the remote description is set; `removePeer` closes that connection.
+/// This is a driver: who connects to whom, glare, retries and leaving are the room policy's (`Mesh`, a sans-IO
+/// `RoomPolicy` tested on a virtual clock). The driver checks what arrives (ids, SDP, candidates) before the policy
+/// sees it, feeds it signals, connection states and its deadline, and carries out the actions it returns.
 public final class Call: Sendable {
     public enum HostCandidates: String, Sendable {
         /// 127.0.0.1 only, and only loopback remote candidates are used (tests never contact other addresses).
@@ -231,14 +231,13 @@ private final class CallEventLoop {
     var peers: [RemotePeerID: Peer] = [:]
     /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
     var audioNotes: [String] = []
-    var you: RemotePeerID?
     var lastPublish = TransportTime.zero
-    /// Failed connections we offered to, and when to offer again (see `retryFailed`).
-    var retries: [RemotePeerID: (attempt: Int, at: TransportTime)] = [:]
-    /// A failed connection is retried by the side that offered it (the newcomer, docs/skyrtc-protocol.md §5), after 1, 2
-    /// and 4 s; the answering side receives the new offer and starts over (`handle(.offer)`). After the last attempt
-    /// the peer stays `failed` on screen until it leaves or rejoins: a peer we cannot reach is better shown than hidden.
-    static let retryDelays: [Int64] = [1, 2, 4]
+    /// The room's rules (who offers, glare, retries, leaving); the loop only carries out its actions.
+    var policy = Mesh()
+    /// What the driver parsed of the message the policy is handling: the policy sees text, parsing is the driver's
+    /// check before it, and the policy's actions then use the parsed value instead of parsing twice.
+    var parsedDescription: SessionDescription?
+    var parsedCandidate: IceCandidate?
 
     init(call: Call) { self.call = call }
 
@@ -248,7 +247,7 @@ private final class CallEventLoop {
     func run() {
         while call.isRunning {
             let current = now
-            let nearest = (peers.values.flatMap { [$0.deadline, $0.gatherer?.deadline] } + retries.values.map { Optional($0.at) })
+            let nearest = (peers.values.flatMap { [$0.deadline, $0.gatherer?.deadline] } + [policy.nextDeadline])
                 .compactMap { $0 }.min()
             let waitNs = nearest.map { max(0, ($0 - current).nanoseconds) } ?? 100_000_000
             let timeoutMs = Int32(min(100, (waitNs + 999_999) / 1_000_000))
@@ -284,10 +283,10 @@ private final class CallEventLoop {
             for peer in peers.values where peer.gatherer?.deadline.map({ $0 <= t }) ?? false {
                 for transmit in peer.gatherer!.poll(now: t) { peer.sockets[transmit.from]?.send(transmit.bytes, to: transmit.to) }
             }
-            for (id, retry) in retries where retry.at <= t { retryFailed(id) }
+            if let due = policy.nextDeadline, due <= t { apply(.timer) }
             if t - lastPublish >= .milliseconds(200) { publishAll() }
         }
-        for peer in Array(peers.values) { closePeer(peer.id, cause: "call ended") }
+        apply(.leave)
         publishAll()
     }
 
@@ -298,44 +297,13 @@ private final class CallEventLoop {
             call.log("refusing a signaling message: \(refusal)")
             return
         }
+        parsedDescription = nil
+        parsedCandidate = nil
         switch signal {
-        case .joined(let me, let others):
-            you = me
-            call.publish(you: me)
-            call.log("joined as \(me); offering to \(others.count) peer(s)")
-            for id in others where id != me {
-                guard let peer = makePeer(id) else { continue }
-                feed(peer, .command(.createOffer))
-            }
-        case .newPeer(let id):
-            guard id != you, peers[id] == nil else { return }
-            call.log("\(short(id)): new peer, waiting for its offer")
-            _ = makePeer(id)
-        case .removePeer(let id):
-            closePeer(id, cause: "peer left the room")
-        case .offer(let from, let sdp):
-            guard let offer = parse(sdp, from: from) else { return }
-            if let existing = peers[from], existing.connection.role == .offerer, existing.connection.remoteDescription == nil,
-               let you, you > from {
-                // Glare (both sides offered, e.g. after the original server's rejoin ghosts): the larger socketId keeps
-                // its offer and ignores the other; the smaller one rolls back and answers (RFC 8829 §4.1.8.2 rollback,
-                // with the "perfect negotiation" tie-break by id).
-                call.log("\(short(from)): glare, keeping our offer (our id is the larger)")
-                return
-            }
-            if let existing = peers[from], existing.connection.role != nil {
-                // A second offer (the peer rejoined or renegotiates): start over with a fresh connection.
-                closePeer(from, cause: "replaced by a new offer")
-            }
-            guard let peer = peers[from] ?? makePeer(from) else { return }
-            call.log("\(short(from)): offer received, answering")
-            feed(peer, .command(.applyRemoteOffer(offer)))
-        case .answer(let from, let sdp):
-            guard let answer = parse(sdp, from: from), let peer = peers[from] else { return }
-            call.log("\(short(from)): answer received")
-            feed(peer, .command(.applyRemoteAnswer(answer)))
+        case .offer(let from, let sdp), .answer(let from, let sdp):
+            guard let description = parse(sdp, from: from) else { return }
+            parsedDescription = description
         case .candidate(let from, let text, _, _):
-            // One BUNDLE transport: every candidate belongs to it, whatever section sdpMid/sdpMLineIndex name.
             let trimmed = text.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else { return }   // end-of-candidates
             let candidate: IceCandidate
@@ -346,8 +314,42 @@ private final class CallEventLoop {
                 return
             }
             if candidate.address.ip == nil { call.log("\(short(from)): ignoring mDNS candidate \(candidate.address)") }
-            guard let peer = peers[from] ?? makePeer(from) else { return }
+            parsedCandidate = candidate
+        case .joined, .newPeer, .removePeer: break
+        }
+        apply(.signal(signal))
+        if case .joined = signal { call.publish(you: policy.you) }
+    }
+
+    /// Feeds the policy one input and carries out what it decides, in order.
+    func apply(_ input: RoomInput) {
+        for action in policy.handle(input, now: now) { carryOut(action) }
+    }
+
+    func carryOut(_ action: RoomAction) {
+        switch action {
+        case .createConnection(let id, let role):
+            guard let peer = makePeer(id) else {
+                // Told back as a failure: an offer we owe is retried later, an awaited offer replaces it.
+                apply(.connectionState(id, .failed))
+                return
+            }
+            if role == .offerer { feed(peer, .command(.createOffer)) }
+        case .closeConnection(let id, let cause):
+            closePeer(id, cause: cause)
+        case .applyRemoteOffer(let id, _):
+            guard let peer = peers[id], let offer = parsedDescription else { return }
+            feed(peer, .command(.applyRemoteOffer(offer)))
+        case .applyRemoteAnswer(let id, _):
+            guard let peer = peers[id], let answer = parsedDescription else { return }
+            feed(peer, .command(.applyRemoteAnswer(answer)))
+        case .addRemoteCandidate(let id, _):
+            guard let peer = peers[id], let candidate = parsedCandidate else { return }
             feed(peer, .command(.addRemoteCandidate(candidate)))
+        case .send(let signal):
+            call.send(signal)
+        case .log(let text):
+            call.log(text)
         }
     }
 
@@ -383,10 +385,6 @@ private final class CallEventLoop {
     }
 
     func makePeer(_ id: RemotePeerID) -> Peer? {
-        guard peers[id] != nil || peers.count < CallLimits.maxPeers else {
-            call.log("\(short(id)): not connecting: \(CallLimits.maxPeers) peers already (CallLimits.maxPeers)")
-            return nil
-        }
         var sockets: [UdpSocket] = []
         for ip in hostAddresses() {
             do {
@@ -422,22 +420,7 @@ private final class CallEventLoop {
         }
     }
 
-    /// Offers again to a peer whose connection failed (a fresh connection: new ports, new ICE credentials).
-    func retryFailed(_ id: RemotePeerID) {
-        guard let retry = retries[id] else { return }
-        guard peers[id]?.connection.state == .failed else {
-            retries[id] = nil   // replaced meanwhile (the peer offered anew, or left)
-            return
-        }
-        closePeer(id, cause: "failed; offering again")
-        // Kept (with no time) until this attempt connects or fails: it counts the attempts.
-        retries[id] = (retry.attempt, TransportTime(nanoseconds: Int64.max))
-        guard let peer = makePeer(id) else { return }
-        feed(peer, .command(.createOffer))
-    }
-
     func closePeer(_ id: RemotePeerID, cause: String) {
-        if !cause.hasPrefix("failed") { retries[id] = nil }
         guard let peer = peers.removeValue(forKey: id) else { return }
         call.publish(openConnections: peers.count)
         call.log("\(short(id)): closing (\(cause))")
@@ -475,28 +458,19 @@ private final class CallEventLoop {
         switch event {
         case .localDescription(let sd):
             let role = peer.connection.role
-            call.send(role == .offerer ? .offer(to: peer.id, sdp: sd.sdpText) : .answer(to: peer.id, sdp: sd.sdpText))
+            apply(.localSignal(role == .offerer ? .offer(to: peer.id, sdp: sd.sdpText) : .answer(to: peer.id, sdp: sd.sdpText)))
             peer.described = true
             for c in peer.heldCandidates { reflexive(c, of: peer) }
             peer.heldCandidates = []
         case .localCandidate(let c):
             peer.signalledCandidates.append(c.sdpLine)
-            call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))
+            apply(.localSignal(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex)))
         case .stateChanged(let s, let cause):
             peer.timeline.appendBounded(StateChange(at: seconds, state: s, cause: cause))
             if s == .connected, peer.timeToConnected == nil { peer.timeToConnected = seconds - peer.createdAt }
             call.log("\(short(peer.id)): \(s.rawValue) (\(cause))")
-            if s == .connected { retries[peer.id] = nil }
-            if s == .failed, peer.connection.role == .offerer {
-                let attempt = (retries[peer.id]?.attempt ?? 0) + 1
-                if attempt <= Self.retryDelays.count {
-                    retries[peer.id] = (attempt, now + .milliseconds(Self.retryDelays[attempt - 1] * 1000))
-                    call.log("\(short(peer.id)): will offer again in \(Self.retryDelays[attempt - 1]) s (attempt \(attempt))")
-                } else {
-                    call.log("\(short(peer.id)): giving up after \(attempt - 1) new offers; stays failed")
-                }
-            }
             publish(peer)
+            apply(.connectionState(peer.id, s))
         case .selectedPair(let pair):
             call.log("\(short(peer.id)): selected pair \(pair.localBase) -> \(pair.remoteAddress)")
         case .dtlsConnected(let profile):
@@ -528,7 +502,7 @@ private final class CallEventLoop {
         let c = TrickleCandidate(candidate: candidate, mid: mid, mLineIndex: index)
         call.log("\(short(peer.id)): server-reflexive candidate \(candidate.sdpValue)")
         peer.signalledCandidates.append(c.sdpLine)
-        call.send(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex))
+        apply(.localSignal(.candidate(to: peer.id, candidate: c.sdpLine, mid: c.mid, mLineIndex: c.mLineIndex)))
     }
 
     func publishAll() {

@@ -3,7 +3,7 @@ import Foundation
 /// SkyRTC's room policy as a sans-IO core: a full mesh, one connection per remote socketId. Driven by `RoomInput`s and
 /// a virtual or real `now`; owns no sockets, threads or clock (see `RoomPolicy`).
 ///
-/// Rules (skyrtc-protocol.md §5, "the newcomer offers to everyone already in the room"):
+/// Rules (docs/skyrtc-protocol.md §5, "the newcomer offers to everyone already in the room"):
 /// - `_peers`: we are the newcomer and offer to each id in it; `_new_peer`: prepare a connection, wait for its offer.
 /// - Glare (two offers crossing): the larger socketId keeps its offer, the smaller rolls back and answers.
 /// - A failed connection whose peer is still in the room is retried by the side that offered, on a fresh connection,
@@ -74,8 +74,9 @@ public struct Mesh: RoomPolicy, Sendable {
                 out.append(.log("\(short(from)): glare, keeping our offer (our id is the larger)"))
                 return
             }
-            if let existing = peers[from], existing.role != nil {
-                // A second offer (the peer rejoined, renegotiates, or won glare): start over with a fresh connection.
+            if let existing = peers[from], existing.role != nil || existing.state == .failed {
+                // A second offer (the peer rejoined, renegotiates, or won glare), or an offer for a connection that
+                // failed (even one the driver could not create): start over with a fresh connection.
                 close(from, cause: "replaced by a new offer", into: &out)
             }
             if peers[from] == nil { create(from, role: nil, into: &out) }
@@ -105,7 +106,7 @@ public struct Mesh: RoomPolicy, Sendable {
         peers[id]!.state = state
         if state == .connected { retries[id] = nil }
         guard state == .failed, peers[id]!.role == .offerer else { return }
-        // The side that offered retries (skyrtc-protocol.md §5: the newcomer offers); the answerer waits for the offer.
+        // The side that offered retries (docs/skyrtc-protocol.md §5: the newcomer offers); the answerer waits for the offer.
         let attempt = (retries[id]?.attempt ?? 0) + 1
         if attempt <= Self.retryDelays.count {
             let delay = Self.retryDelays[attempt - 1]

@@ -64,6 +64,18 @@ import Testing
         #expect(mesh.hasConnection(a))
     }
 
+    /// The driver could not create an awaited connection (no socket) and said so: the peer's offer still gets one.
+    @Test func anOfferReplacesAConnectionThatCouldNotBeCreated() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: a, others: [])), now: at(0))
+        #expect(acts(mesh.handle(.signal(.newPeer(b)), now: at(0))) == [.createConnection(b, role: nil)])
+        #expect(acts(mesh.handle(.connectionState(b, .failed), now: at(0))) == [])
+        #expect(mesh.nextDeadline == nil)   // we owe no offer: nothing to retry
+        let out = acts(mesh.handle(.signal(.offer(from: b, sdp: "o")), now: at(0.5)))
+        #expect(out == [.closeConnection(b, cause: "replaced by a new offer"), .createConnection(b, role: nil),
+                        .applyRemoteOffer(b, sdp: "o")])
+    }
+
     @Test func theAnswererDoesNotRetry() {
         var mesh = Mesh()
         _ = mesh.handle(.signal(.joined(you: a, others: [])), now: at(0))
