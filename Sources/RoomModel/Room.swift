@@ -92,11 +92,16 @@ public struct Room: Sendable, Equatable {
             }
         case .local(let action):
             switch action {
-            case .toggleMute:
-                local.audioMuted.toggle()
-                if local.audioMuted { local.speaking = false }
-            case .toggleVideo: local.videoOn.toggle()
-            case .setSource(let name): local.sourceName = name
+            case .setMuted(let muted):
+                guard local.audioMuted != muted else { return .ignored("already \(muted ? "muted" : "unmuted")") }
+                local.audioMuted = muted
+                if muted { local.speaking = false }
+            case .setVideoOn(let on):
+                guard local.videoOn != on else { return .ignored("video already \(on ? "on" : "off")") }
+                local.videoOn = on
+            case .setSource(let name):
+                guard local.sourceName != name else { return .ignored("source already \(name)") }
+                local.sourceName = name
             }
             return .changed
         case .left:

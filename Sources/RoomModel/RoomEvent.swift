@@ -9,20 +9,22 @@ public enum RoomEvent: Sendable, Equatable {
     case peerLeft(ParticipantID)
     case connectionChanged(ParticipantID, ConnectionState)
     case statsUpdated(ParticipantID, MediaStats)
+    /// The participant's video started (first picture) or changed size.
     case frameArrived(ParticipantID, at: Double, width: Int, height: Int)
     case audioLevel(ParticipantID, level: Double, at: Double)
     case nameChanged(ParticipantID, String)
-    /// A remote announced (or the receiver inferred) its mute / video state.
+    /// A remote announced its mute / video state.
     case remoteMediaChanged(ParticipantID, audioMuted: Bool?, videoOn: Bool?)
     case local(LocalAction)
     /// We left the room: every remote is gone.
     case left
 }
 
-/// What the person at the keyboard did to their own media.
+/// What the local media now does, as the media layer reports it after applying it (a key only asks; the room shows
+/// what the others get).
 public enum LocalAction: Sendable, Equatable {
-    case toggleMute
-    case toggleVideo
+    case setMuted(Bool)
+    case setVideoOn(Bool)
     case setSource(String)
 }
 

@@ -4,7 +4,7 @@ import Testing
 import RoomModel
 import Signaling
 
-/// `CallRoomEvents`: what the screen learns from signaling events and from successive call snapshots.
+/// `CallRoomEvents`: what the screen learns from signaling events, call events and the call's snapshots.
 private func peer(_ state: PeerConnectionState, frames: Int = 0, width: Int = 320, height: Int = 240,
                   bytes: UInt64 = 0, level: Double = 0) -> PeerSnapshot {
     var transport = PeerConnection.Stats(state: state, iceState: "checking")
@@ -40,31 +40,38 @@ private let a = ParticipantID("a")
     #expect(t.events(from: .peerLeft(SocketID("c"))) == [.peerLeft(ParticipantID("c"))])
 }
 
-@Test func aStateIsReportedOnceAndClosedNeverShows() {
+@Test func everyStateIsReportedInOrderAndClosedNeverShows() {
     var t = CallRoomEvents()
-    let first = t.events(from: snapshot(["a": peer(.connecting)]), now: 0)
-    #expect(first.contains(.connectionChanged(a, .connecting)))
-    #expect(first.contains(.local(.setSource("card"))))
-    let again = t.events(from: snapshot(["a": peer(.connecting)]), now: 0.1)
-    #expect(!again.contains { if case .connectionChanged = $0 { return true } else { return false } })
-    #expect(!again.contains { if case .local = $0 { return true } else { return false } })
-    #expect(t.events(from: snapshot(["a": peer(.connected)]), now: 0.2).contains(.connectionChanged(a, .connected)))
+    let states: [PeerConnectionState] = [.connecting, .connected, .disconnected, .connected]
+    let out = states.flatMap { t.events(from: .peerState(RemotePeerID("a"), $0, cause: "test"), now: 0) }
+    #expect(out == [.connectionChanged(a, .connecting), .connectionChanged(a, .connected),
+                    .connectionChanged(a, .disconnected), .connectionChanged(a, .connected)])
     // A closed connection belongs to a peer that left: its tile goes with `_remove_peer`, not with a "closed" label.
-    #expect(!t.events(from: snapshot(["a": peer(.closed)]), now: 0.3).contains { if case .connectionChanged = $0 { return true } else { return false } })
+    #expect(t.events(from: .peerState(RemotePeerID("a"), .closed, cause: "closed"), now: 0) == [])
 }
 
-@Test func newFramesArriveWithTheirSizeAndStatsComeOnceASecond() {
+@Test func theFirstPictureAndEachNewSizeArriveAndStatsComeOnceASecond() {
     var t = CallRoomEvents()
+    #expect(t.events(from: .videoSize(RemotePeerID("a"), width: 640, height: 360), now: 0.5)
+            == [.frameArrived(a, at: 0.5, width: 640, height: 360)])
     _ = t.events(from: snapshot(["a": peer(.connected, frames: 0, bytes: 0)]), now: 0)
     let e = t.events(from: snapshot(["a": peer(.connected, frames: 3, width: 640, height: 360, bytes: 10_000)]), now: 0.5)
-    #expect(e.contains(.frameArrived(a, at: 0.5, width: 640, height: 360)))
     #expect(!e.contains { if case .statsUpdated = $0 { return true } else { return false } })
+    #expect(!e.contains { if case .frameArrived = $0 { return true } else { return false } }, "pictures come as call events")
     let s = t.events(from: snapshot(["a": peer(.connected, frames: 18, width: 640, height: 360, bytes: 135_000)]), now: 1.0)
     let stats = s.compactMap { if case .statsUpdated(a, let m) = $0 { return m } else { return nil } }
     #expect(stats.count == 1)
     // 135,000 bytes in the second since the first sample: 1,080 kbps.
     #expect(abs((stats.first?.kbps ?? 0) - 1_080) < 0.001)
     #expect(stats.first?.rttMs == 12 && stats.first?.frameWidth == 640 && stats.first?.videoCodec == "VP8")
+}
+
+@Test func theLocalMediaIsWhatThePipelineReports() {
+    var t = CallRoomEvents()
+    let e = t.events(from: .localMedia(LocalMediaState(audioMuted: true, videoOn: false, source: "bars")), now: 0)
+    #expect(e == [.local(.setMuted(true)), .local(.setVideoOn(false)), .local(.setSource("bars"))])
+    #expect(!t.events(from: snapshot([:], source: "card"), now: 0).contains { if case .local = $0 { return true } else { return false } },
+            "snapshots carry measurements only")
 }
 
 @Test func yourOwnRowIsWhatTheEncoderSendsAndItsTarget() {
@@ -78,23 +85,14 @@ private let a = ParticipantID("a")
     #expect(mine.first?.fps == 15 && abs((mine.first?.kbps ?? 0) - 160) < 0.001 && mine.first?.targetKbps == 300)
 }
 
-@Test func videoThatStopsIsShownOffAndComesBackWithTheNextFrame() {
-    var t = CallRoomEvents()
-    _ = t.events(from: snapshot(["a": peer(.connected, frames: 10)]), now: 0)
-    #expect(!t.events(from: snapshot(["a": peer(.connected, frames: 10)]), now: 1.9).contains(.remoteMediaChanged(a, audioMuted: nil, videoOn: false)))
-    #expect(t.events(from: snapshot(["a": peer(.connected, frames: 10)]), now: 2.1).contains(.remoteMediaChanged(a, audioMuted: nil, videoOn: false)))
-    // Said once, not on every snapshot.
-    #expect(!t.events(from: snapshot(["a": peer(.connected, frames: 10)]), now: 2.5).contains(.remoteMediaChanged(a, audioMuted: nil, videoOn: false)))
-    #expect(t.events(from: snapshot(["a": peer(.connected, frames: 11)]), now: 3).contains(.remoteMediaChanged(a, audioMuted: nil, videoOn: true)))
-}
-
 @Test func losingSignalingShowsEveryKnownPeerDisconnectedUntilItsNewConnectionConnects() {
     var t = CallRoomEvents()
-    _ = t.events(from: snapshot(["a": peer(.connected), "b": peer(.connecting)]), now: 0)
+    _ = t.events(from: .peerState(RemotePeerID("a"), .connected, cause: "test"), now: 0)
+    _ = t.events(from: .peerState(RemotePeerID("b"), .connecting, cause: "test"), now: 0)
     #expect(t.events(from: .signalingLost(reason: "eof", retryIn: 0.5))
             == [.connectionChanged(a, .disconnected), .connectionChanged(ParticipantID("b"), .disconnected)])
     // The rejoin's fresh connection to a peer still there reaches `connected` again: that must show.
-    #expect(t.events(from: snapshot(["a": peer(.connected)]), now: 1).contains(.connectionChanged(a, .connected)))
+    #expect(t.events(from: .peerState(RemotePeerID("a"), .connected, cause: "test"), now: 1) == [.connectionChanged(a, .connected)])
 }
 
 @Test func yourMicrophoneLevelDrivesYourOwnMeter() {

@@ -28,11 +28,11 @@ private func pid(_ s: String) -> ParticipantID { ParticipantID(s) }
     var room = Room(roomName: "r1")
     room.apply(.joined(you: pid("me"), peers: [pid("a"), pid("b")]))
     room.apply(.connectionChanged(pid("a"), .connected))
-    room.apply(.local(.toggleMute))
+    room.apply(.local(.setMuted(true)))
     room.apply(.joined(you: pid("me2"), peers: [pid("a"), pid("c")]))
     #expect(room.gridOrder.map(\.id.rawValue) == ["me2", "a", "c"])
     #expect(room.remotes[pid("a")]?.connection == .connected)
-    #expect(room.local.audioMuted, "local toggles survive a rejoin")
+    #expect(room.local.audioMuted, "the local media state survives a rejoin")
 }
 
 @Test func leavingRemovesEveryRemoteAndClosesTheLocalTile() {
@@ -46,14 +46,18 @@ private func pid(_ s: String) -> ParticipantID { ParticipantID(s) }
     #expect(room.remotes.isEmpty)
 }
 
-@Test func localTogglesFlipMuteVideoAndSource() {
+@Test func theLocalMediaStateIsSetAsReportedNotToggled() {
     var room = Room(roomName: "r", sourceName: "card")
-    room.apply(.local(.toggleMute))
-    room.apply(.local(.toggleVideo))
-    room.apply(.local(.setSource("bars")))
+    #expect(room.apply(.local(.setMuted(true))) == .changed)
+    #expect(room.apply(.local(.setVideoOn(false))) == .changed)
+    #expect(room.apply(.local(.setSource("bars"))) == .changed)
     #expect(room.local.audioMuted && !room.local.videoOn && room.local.sourceName == "bars")
-    room.apply(.local(.toggleMute))
-    room.apply(.local(.toggleVideo))
+    // A report repeated (the media layer says the same twice) changes nothing: nothing flips back.
+    #expect(room.apply(.local(.setMuted(true))) == .ignored("already muted"))
+    #expect(room.apply(.local(.setVideoOn(false))) == .ignored("video already off"))
+    #expect(room.local.audioMuted && !room.local.videoOn)
+    room.apply(.local(.setMuted(false)))
+    room.apply(.local(.setVideoOn(true)))
     #expect(!room.local.audioMuted && room.local.videoOn)
 }
 
@@ -150,7 +154,7 @@ func anyEventOrderMatchesTheReferenceModel(seed: UInt64) {
                 left = true
                 reference.removeAll()
             } else {
-                room.apply(.local(.toggleMute))
+                room.apply(.local(.setMuted(!room.local.audioMuted)))
             }
         }
         let order = room.gridOrder

@@ -48,8 +48,16 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let video = try DemoVideo(localSource: args.value("camera") ?? "card", clock: { wallClockSeconds() })
     var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
     let room = Room(roomName: "demo", localName: LoginName.displayName(args.value("name")), sourceName: video.local.currentName)
+    // No engine here: the simulated media does at once what a key asks and reports it back like the real call does.
+    let reports = LocalMediaReports()
     var controls = RoomApp.Controls()
-    controls.nextSource = { video.local.next() }
+    controls.setMuted = { reports.pending.append(.local(.setMuted($0))) }
+    controls.setVideo = { reports.pending.append(.local(.setVideoOn($0))) }
+    controls.nextSource = {
+        let name = video.local.next()
+        reports.pending.append(.local(.setSource(name)))
+        return name
+    }
     let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
                                        clock: { monotonicSeconds() - start }) { p in
         guard p.videoOn else { return nil }
@@ -57,7 +65,15 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     }
     let app = RoomApp(room: room, server: "simulated", controls: controls, painter: painter,
                       useColor: color != .mono)
-    return try app.run { now in simulation.events(until: now) }
+    return try app.run { now in
+        defer { reports.pending = [] }
+        return reports.pending + simulation.events(until: now)
+    }
+}
+
+/// The simulated demo's local media changes, waiting for the screen's next update (one thread: the screen's).
+private final class LocalMediaReports {
+    var pending: [RoomEvent] = []
 }
 
 private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {

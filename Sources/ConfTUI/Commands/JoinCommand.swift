@@ -52,8 +52,6 @@ let joinCommand = Command(
         // of curses.
         try session.start()
         var screen = CallScreen(session: session, serverLabel: hostPart(of: settings.url), color: color)
-        if args.has("muted") { screen.startMuted = true }
-        if args.has("no-video") { screen.startVideoOff = true }
         screen.reportPath = args.value("report")
         screen.reportName = name ?? ""
         screen.latencyLogPath = args.value("latency-log")

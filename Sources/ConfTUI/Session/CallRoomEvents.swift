@@ -2,22 +2,17 @@ import Engine
 import RoomModel
 import Signaling
 
-/// Turns what the session and the call report into the Room model's events: signaling events as they come, and the
-/// differences between successive call snapshots (connection state, new frames, audio levels, and once a second the
-/// stats). Pure apart from its memory of the previous snapshot: the caller passes the snapshots and the time.
+/// Turns what the session and the call report into the Room model's events: signaling events and call events one
+/// to one as they come (connection states with nothing lost between two screen updates, first picture and size,
+/// the local media as the pipeline applies it), and from the call's snapshots only what is measured rather than
+/// happened: audio levels, and once a second the statistics. Pure: the caller passes events, snapshots and the time.
 struct CallRoomEvents {
-    private var lastState: [RemotePeerID: PeerConnectionState] = [:]
-    private var lastFrames: [RemotePeerID: Int] = [:]
-    private var lastFrameAt: [RemotePeerID: Double] = [:]
+    /// Peers whose connection state the screen was told, so a lost signaling connection can mark them all.
+    private var known: Set<RemotePeerID> = []
     private var statsBase: [RemotePeerID: (at: Double, bytes: UInt64)] = [:]
     private var lastStatsAt = -1.0
     /// The own encoder's counters at the last stats update: what you send is a rate over them.
     private var sendBase: (at: Double, frames: Int, bytes: UInt64)?
-    private var localSource: String?
-    private var inferredVideoOff: Set<RemotePeerID> = []
-    /// A connected peer whose video stops for this long is shown with video off (the sender's `v`, or a camera that
-    /// died: either way there is nothing to show). The first frame brings the picture back.
-    static let videoGoneAfter = 2.0
 
     static func participant(_ s: SocketID) -> ParticipantID { ParticipantID(s.rawValue) }
     static func participant(_ p: RemotePeerID) -> ParticipantID { ParticipantID(p.rawValue) }
@@ -36,19 +31,29 @@ struct CallRoomEvents {
         case .signalingLost:
             // Every connection was closed with the signaling: the tiles stay (the rejoin's `_peers` keeps those
             // still there and drops the rest) but show that nothing flows now.
-            let ids = lastState.keys.sorted()
-            for id in ids { lastState[id] = .disconnected }
-            return ids.map { .connectionChanged(Self.participant($0), .disconnected) }
+            return known.sorted().map { .connectionChanged(Self.participant($0), .disconnected) }
         case .serverError: return []
         }
     }
 
+    mutating func events(from event: CallEvent, now: Double) -> [RoomEvent] {
+        switch event {
+        case .peerState(let id, let state, _):
+            // A closed connection belongs to a peer that left (its tile goes with `_remove_peer`) or one being
+            // replaced by a fresh connection (whose own states follow).
+            guard state != .closed else { return [] }
+            known.insert(id)
+            return [.connectionChanged(Self.participant(id), ConnectionState(rawValue: state.rawValue) ?? .new)]
+        case .videoSize(let id, let width, let height):
+            return [.frameArrived(Self.participant(id), at: now, width: width, height: height)]
+        case .localMedia(let media):
+            return [.local(.setMuted(media.audioMuted)), .local(.setVideoOn(media.videoOn)), .local(.setSource(media.source))]
+        }
+    }
+
+    /// Levels and statistics: measurements, so sampling them is right (a missed sample is just an older value).
     mutating func events(from s: CallSnapshot, now: Double) -> [RoomEvent] {
         var out: [RoomEvent] = []
-        if localSource != s.local.source {
-            localSource = s.local.source
-            out.append(.local(.setSource(s.local.source)))
-        }
         if let you = s.you { out.append(.audioLevel(Self.participant(you), level: s.local.inputLevel, at: now)) }
         let statsDue = now - lastStatsAt >= 1
         if statsDue { lastStatsAt = now }
@@ -63,23 +68,8 @@ struct CallRoomEvents {
                 fps: fps, kbps: kbps, videoCodec: s.local.videoFramesEncoded > 0 ? "VP8" : nil,
                 audioCodec: s.local.audioFramesEncoded > 0 ? "opus" : nil, targetKbps: s.local.videoBitrateKbps)))
         }
-        for (id, peer) in s.peers {
+        for (id, peer) in s.peers where peer.transport.state != .closed {
             let pid = Self.participant(id)
-            let state = peer.transport.state
-            // A closed connection belongs to a peer that left (its tile goes with `_remove_peer`) or one being replaced.
-            if state != .closed, lastState[id] != state {
-                lastState[id] = state
-                out.append(.connectionChanged(pid, ConnectionState(rawValue: state.rawValue) ?? .new))
-            }
-            if peer.video.framesDecoded != lastFrames[id] {
-                lastFrames[id] = peer.video.framesDecoded
-                lastFrameAt[id] = now
-                out.append(.frameArrived(pid, at: now, width: peer.video.width, height: peer.video.height))
-                if inferredVideoOff.remove(id) != nil { out.append(.remoteMediaChanged(pid, audioMuted: nil, videoOn: true)) }
-            } else if state == .connected, let at = lastFrameAt[id], now - at > Self.videoGoneAfter, !inferredVideoOff.contains(id) {
-                inferredVideoOff.insert(id)
-                out.append(.remoteMediaChanged(pid, audioMuted: nil, videoOn: false))
-            }
             out.append(.audioLevel(pid, level: peer.audio.level, at: now))
             if statsDue {
                 let bytes = peer.transport.bytesReceived
@@ -101,6 +91,7 @@ struct CallRoomEvents {
     /// Forgets a peer that left, so a rejoin under the same id (the original server can do that) starts afresh.
     mutating func forget(_ id: SocketID) {
         let p = RemotePeerID(id.rawValue)
-        lastState[p] = nil; lastFrames[p] = nil; lastFrameAt[p] = nil; statsBase[p] = nil; inferredVideoOff.remove(p)
+        known.remove(p)
+        statsBase[p] = nil
     }
 }

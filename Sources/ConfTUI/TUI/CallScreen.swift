@@ -13,9 +13,6 @@ struct CallScreen {
     let session: RoomSession
     let serverLabel: String
     let color: ColorChoice
-    /// The call was started muted / with video off (`--muted`, `--no-video`): the screen starts the same way.
-    var startMuted = false
-    var startVideoOff = false
     /// `--report FILE`: the JSON report (as `bot` writes it), refreshed every 2 s during the call and at the end.
     var reportPath: String?
     var reportName = ""
@@ -26,10 +23,12 @@ struct CallScreen {
     func run() throws -> Int32 {
         let call = session.call
         let start = monotonicSeconds()
-        let local = call.media.snapshot
+        // The media layer is the one truth about what we send (`--muted`, `--no-video` were applied to it already);
+        // later changes arrive as call events.
+        let local = call.media.localState
         var room = Room(roomName: session.roomShown, localName: session.settings.name, sourceName: local.source)
-        if startMuted { room.apply(.local(.toggleMute)) }
-        if startVideoOff { room.apply(.local(.toggleVideo)) }
+        room.apply(.local(.setMuted(local.audioMuted)))
+        room.apply(.local(.setVideoOn(local.videoOn)))
         var controls = RoomApp.Controls()
         controls.setMuted = { call.media.setMuted($0) }
         controls.setVideo = { call.media.setVideoEnabled($0) }
@@ -53,8 +52,8 @@ struct CallScreen {
             }
         }
         let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color != .mono)
-        var translator = CallRoomEvents()
-        var lastSnapshot = -1.0, lastReport = 0.0, lastNotes = ""
+        var feed = CallScreenFeed(session: session)
+        var lastReport = 0.0
         let startedAt = MediaPipeline.wallClock()
         let reportWriter = reportPath.map(PeriodicReportWriter.init(path:))
         let name = reportName
@@ -63,33 +62,7 @@ struct CallScreen {
             reportWriter?.writeNow(CallReport(session: session, name: name, startedAt: startedAt, endReason: "left"))
         }
         return try app.run { now in
-            var update = RoomApp.Update()
-            for event in session.takeEvents() {
-                update.events += translator.events(from: event)
-                switch event {
-                case .peerLeft(let id): translator.forget(id)
-                case .signalingLost(let reason, let retry?):
-                    update.notice = String(format: "signaling lost (%@), reconnecting in %.1f s", String(reason.prefix(40)), retry)
-                case .signalingLost(_, nil):
-                    update.notice = "signaling lost"
-                case .joined(let you, _, _) where now > 1:
-                    update.notice = "rejoined as \(ParticipantID(you.rawValue).short)"
-                case .serverError(let text): update.notice = "server: \(text)"
-                default: break
-                }
-            }
-            // Ten snapshots a second: enough for meters and states; levels only (the frequency analysis is for bots).
-            if now - lastSnapshot >= 0.1 {
-                lastSnapshot = now
-                let snapshot = call.snapshot(analyseAudio: false, levelsOnly: true)
-                update.events += translator.events(from: snapshot, now: now)
-                // What the microphone and speaker turned out to be (a fallback is worth a line in the status bar).
-                let notes = [snapshot.local.audioInputNote, snapshot.playback?.note].compactMap { $0 }.joined(separator: "; ")
-                if notes != lastNotes {
-                    lastNotes = notes
-                    if !notes.isEmpty { update.notice = notes }
-                }
-            }
+            var update = feed.update(now: now)
             if session.endReason != nil { update.exit = 1 }
             if let reportWriter, now - lastReport >= 2 {
                 lastReport = now

@@ -7,7 +7,8 @@ import Glibc
 /// simulated demo and the real call; they differ only in where events come from and what the
 /// keys do to media (`Controls`).
 final class RoomApp {
-    /// What the keys do beyond the Room model (the real call mutes its encoder, etc.).
+    /// What the keys ask of the media (the real call mutes its encoder, etc.). The room changes when the media layer
+    /// reports the change back through the event source (`LocalAction`), so it shows what is done, not what was asked.
     struct Controls {
         var setMuted: (Bool) -> Void = { _ in }
         var setVideo: (Bool) -> Void = { _ in }
@@ -85,16 +86,15 @@ final class RoomApp {
         switch action {
         case .none: return .nothing
         case .toggleMute:
-            room.apply(.local(.toggleMute))
-            controls.setMuted(room.local.audioMuted)
-            say(room.local.audioMuted ? "microphone muted" : "microphone on", now: now)
+            let muted = !room.local.audioMuted
+            controls.setMuted(muted)
+            say(muted ? "microphone muted" : "microphone on", now: now)
         case .toggleVideo:
-            room.apply(.local(.toggleVideo))
-            controls.setVideo(room.local.videoOn)
-            say(room.local.videoOn ? "video on" : "video off", now: now)
+            let on = !room.local.videoOn
+            controls.setVideo(on)
+            say(on ? "video on" : "video off", now: now)
         case .switchCamera:
             if let name = controls.nextSource() {
-                room.apply(.local(.setSource(name)))
                 say("camera: \(name)", now: now)
             } else {
                 say("no other video source", now: now)

@@ -32,6 +32,8 @@ public final class Call: Sendable {
 
     public let options: Options
     public let media: MediaPipeline
+    /// Every change a screen shows, in order (peer states, first picture and size, local media); see `CallEvent`.
+    public let events = CallEventQueue()
     /// The speaker (nil when `options.playback` is `.none`).
     let playback: CallPlayback?
     private let onSignal: @Sendable (CallSignalOut) -> Void
@@ -69,7 +71,9 @@ public final class Call: Sendable {
         self.options = options
         self.onSignal = onSignal
         let wake = fds[1]
-        media = try MediaPipeline(options: options.media, onMedia: { Call.wake(wake) })
+        let events = self.events
+        media = try MediaPipeline(options: options.media, onMedia: { Call.wake(wake) },
+                                  onLocalChange: { events.push(.localMedia($0)) })
         playback = CallPlayback(options.playback)
     }
 
@@ -214,6 +218,8 @@ private final class CallEventLoop {
         var described = false
         var heldCandidates: [IceCandidate] = []
         var signalledCandidates: [String] = []
+        /// The size of the last picture told to the screen (nil before the first).
+        var shownSize: (width: Int, height: Int)?
         var samples: [Int16] { media.recentSamples }
 
         init(id: RemotePeerID, connection: PeerConnection, sockets: [UdpSocket], media: RemoteMedia, createdAt: Double) {
@@ -469,6 +475,7 @@ private final class CallEventLoop {
             peer.timeline.appendBounded(StateChange(at: seconds, state: s, cause: cause))
             if s == .connected, peer.timeToConnected == nil { peer.timeToConnected = seconds - peer.createdAt }
             call.log("\(short(peer.id)): \(s.rawValue) (\(cause))")
+            call.events.push(.peerState(peer.id, s, cause: cause))
             publish(peer)
             apply(.connectionState(peer.id, s))
         case .selectedPair(let pair):
@@ -478,7 +485,13 @@ private final class CallEventLoop {
         case .videoFrame(let frame):
             let wall = UInt32(truncatingIfNeeded: Int64((MediaPipeline.wallClock() * 1000).rounded(.down)))
             if peer.media.decode(frame, now: seconds, wallMillis: wall) {
-                if let picture = peer.media.latestFrame { call.publish(frame: picture, of: peer.id) }
+                if let picture = peer.media.latestFrame {
+                    call.publish(frame: picture, of: peer.id)
+                    if peer.shownSize.map({ $0 != (picture.width, picture.height) }) ?? true {
+                        peer.shownSize = (picture.width, picture.height)
+                        call.events.push(.videoSize(peer.id, width: picture.width, height: picture.height))
+                    }
+                }
             } else {
                 call.log("\(short(peer.id)): VP8 decode failed (\(peer.media.lastDecodeError ?? "no reason")), asking for a keyframe")
                 feed(peer, .command(.decodeFailed))

@@ -11,6 +11,10 @@ public enum CallLimits {
     /// wake-up (at most ~100 ms apart), so a legitimate room never comes near it: a SkyRTC room of N peers sends a
     /// few messages per peer per join. Beyond it new messages are dropped and counted (`Call.droppedSignals`).
     public static let maxQueuedSignals = 10_000
+    /// Call events waiting for the screen (`CallEventQueue`). The screen takes them ~30 times a second, and a call
+    /// makes a few per peer per connection change or picture-size change: 64 peers flapping together stay far below.
+    /// A reader that stops reading loses the oldest (counted in `CallEventQueue.dropped`).
+    public static let maxQueuedEvents = 4_096
     /// Peers that left, remembered as their last snapshot (state timeline, counters) for the report: the newest this
     /// many. A closed peer's connection (ICE, DTLS and SRTP contexts), sockets, decoders, jitter buffers and last
     /// picture are released when it closes, so join/leave churn returns to the baseline memory.

@@ -30,6 +30,10 @@ public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
     public var inputLevel: Double
 }
 
+extension LocalMediaSnapshot {
+    var localState: LocalMediaState { LocalMediaState(audioMuted: muted, videoOn: videoEnabled, source: source) }
+}
+
 /// The speaker side of a call: every connected peer's decoded audio mixed and played, 20 ms at a time.
 public struct PlaybackSnapshot: Sendable, Codable, Equatable {
     /// Where the mix goes and why ("speaker: ALSA default", "speaker: none (cannot open ...); levels measured only").

@@ -69,6 +69,8 @@ public final class MediaPipeline: Sendable {
     private let finished = Mutex<Bool>(true)
     /// Called after media was queued (the call wakes its event thread).
     private let onMedia: @Sendable () -> Void
+    /// Called after mute, video on/off or the source changed, with the state now applied (any thread).
+    private let onLocalChange: @Sendable (LocalMediaState) -> Void
     static let queueLimit = 64
     /// The opened microphone, handed over to the audio thread when it starts (and closed when that ends: a pipeline
     /// runs once). Opened in `init` so the note (device or fallback) is known before the call starts.
@@ -76,9 +78,11 @@ public final class MediaPipeline: Sendable {
     /// `finished` is the video thread's; this one the audio thread's (true when there is none, `.none`).
     private let audioFinished = Mutex<Bool>(true)
 
-    public init(options: Options, onMedia: @escaping @Sendable () -> Void) throws(EngineError) {
+    public init(options: Options, onMedia: @escaping @Sendable () -> Void,
+                onLocalChange: @escaping @Sendable (LocalMediaState) -> Void = { _ in }) throws(EngineError) {
         self.options = options
         self.onMedia = onMedia
+        self.onLocalChange = onLocalChange
         // Open once here so a bad --camera fails the command, not a thread later.
         _ = try SourceCatalog.open(options.camera, width: options.width, height: options.height, frameRate: options.frameRate,
                                    participant: options.participant, clock: MediaPipeline.wallClock)
@@ -141,14 +145,17 @@ public final class MediaPipeline: Sendable {
 
     public func setMuted(_ on: Bool) {
         muted.store(on, ordering: .relaxed)
-        counters.withLock { $0.muted = on }
+        onLocalChange(counters.withLock { $0.muted = on; return $0.localState })
     }
 
     public func setVideoEnabled(_ on: Bool) {
         videoEnabled.store(on, ordering: .relaxed)
         if on { keyframeWanted.store(true, ordering: .relaxed) }
-        counters.withLock { $0.videoEnabled = on }
+        onLocalChange(counters.withLock { $0.videoEnabled = on; return $0.localState })
     }
+
+    /// Mute, video and source as applied now.
+    public var localState: LocalMediaState { counters.withLock { $0.localState } }
 
     /// Any number of requests before the next frame make one keyframe (coalesced across peers).
     public func requestKeyframe() { keyframeWanted.store(true, ordering: .relaxed) }
@@ -254,7 +261,7 @@ public final class MediaPipeline: Sendable {
                 if requested != switchesSeen {
                     switchesSeen = requested
                     let name = switcher.next()
-                    counters.withLock { $0.source = name }
+                    onLocalChange(counters.withLock { $0.source = name; return $0.localState })
                 }
                 let wanted = bitrateKbps.load(ordering: .relaxed)
                 if wanted > 0, wanted != bitrateInUse {

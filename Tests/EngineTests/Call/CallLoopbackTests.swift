@@ -96,6 +96,34 @@ struct CallLoopbackTests {
         #expect(atA.audio.level > 0.05 && atB.audio.level > 0.05)
     }
 
+    /// What a screen reads: every state change in order, the first picture with its size once, the local media as
+    /// the pipeline applied it, the close of a peer that left.
+    @Test(.timeLimit(.minutes(1)))
+    func theCallTellsEachChangeAsAnEventInOrder() throws {
+        let room = InProcessRoom()
+        let a = try room.makeCall("a", tone: 440, participant: 1)
+        let b = try room.makeCall("b", tone: 660, participant: 2)
+        defer { room.stopAll() }
+        room.join("a")
+        room.join("b")
+        let B = RemotePeerID("b")
+        #expect(waitFor(8) { (a.snapshot(analyseAudio: false).peers[B]?.video.framesDecoded ?? 0) >= 10 })
+        var events = a.events.take()
+        let states = events.compactMap { if case .peerState(B, let s, _) = $0 { s } else { nil } }
+        #expect(states == [.connecting, .connected], "\(events)")
+        let sizes = events.filter { if case .videoSize(B, _, _) = $0 { true } else { false } }
+        #expect(sizes == [.videoSize(B, width: 320, height: 240)], "the first picture, once: \(events)")
+        a.media.setMuted(true)
+        a.media.setVideoEnabled(false)
+        a.handle(.removePeer(B))
+        #expect(waitFor(3) { a.snapshot(analyseAudio: false).peers[B]?.transport.state == .closed })
+        events = a.events.take()
+        #expect(events.first == .localMedia(LocalMediaState(audioMuted: true, videoOn: true, source: "card")))
+        #expect(events.dropFirst().first == .localMedia(LocalMediaState(audioMuted: true, videoOn: false, source: "card")))
+        #expect(events.contains { if case .peerState(B, .closed, _) = $0 { true } else { false } }, "\(events)")
+        #expect(a.events.dropped == 0)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func muteIsSilenceAndVideoOffStopsFrames() throws {
         let room = InProcessRoom()
