@@ -74,7 +74,9 @@ struct BotRun {
             if received > 0 { why = "signal \(received)"; break }
             if let reason = session.endReason { why = reason; break }
             if let error = session.call.media.error { why = error; break }
-            _ = session.takeEvents()   // the bot has no screen; the call already acted on them
+            // The bot has no screen: the call already acted on these, and the report reads the snapshots.
+            _ = session.takeEvents()
+            _ = session.call.events.take()
             // Refreshed during the call as `join --report` does, so a test can watch what arrives while it happens.
             if let reportPath, MediaPipeline.wallClock() - lastReport >= 2 {
                 lastReport = MediaPipeline.wallClock()

@@ -15,6 +15,16 @@ struct CallReport: Encodable {
     var callStartedAt: Double
     var local: LocalMediaSnapshot
     var peers: [RemotePeerID: PeerSnapshot]
+    /// What the call's bounds dropped (`CallLimits`): zero unless a server or peer sent more than a room needs, or the
+    /// screen stopped reading the call's events.
+    var dropped: Dropped
+
+    struct Dropped: Encodable {
+        /// Signaling messages refused because `CallLimits.maxQueuedSignals` were already waiting.
+        var signals: Int
+        /// Call events dropped because `CallLimits.maxQueuedEvents` were already waiting for the screen.
+        var callEvents: Int
+    }
 
     init(session: RoomSession, name: String, startedAt: Double, endReason: String) {
         let s = session.call.snapshot()
@@ -27,6 +37,7 @@ struct CallReport: Encodable {
         callStartedAt = MediaPipeline.wallClock() - s.elapsed
         local = s.local
         peers = s.peers
+        dropped = Dropped(signals: session.call.droppedSignals, callEvents: session.call.events.dropped)
     }
 
     func write(to path: String) throws {
