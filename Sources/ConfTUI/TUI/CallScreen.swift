@@ -52,7 +52,7 @@ struct CallScreen {
                 latencyLog.write("\(participant.id.rawValue) \(Int32(bitPattern: now &- code.captureMillis))")
             }
         }
-        let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color != .mono)
+        let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color.allowsColor)
         var translator = CallRoomEvents()
         var lastSnapshot = -1.0, lastReport = 0.0, lastNotes = ""
         let startedAt = MediaPipeline.wallClock()
