@@ -44,7 +44,7 @@ let package = Package(
 
         // The browser page's files (BrowserPage/) are compiled in by the plugin rather than declared as resources:
         // Bundle.module looks for resources next to the build products, and the binary must run when copied anywhere.
-        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], exclude: ["BrowserPage"],
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], exclude: ["BrowserPage", "WebSocket/README.md"],
                 swiftSettings: release, plugins: ["EmbedBrowserPage"]),
         .executableTarget(name: "BrowserPageEmbedder"),
         .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),

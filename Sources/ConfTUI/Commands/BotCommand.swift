@@ -37,7 +37,7 @@ let botCommand = Command(
         var options = try CallOptionsParsing.callOptions(args, defaultCamera: "card", name: name)
         options.trickleOnly = args.has("trickle-only")
         options.media.toneHz = try args.double("tone", default: 440, range: 50...8000)
-        let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .standardError
+        let log = try SharedOptions.log(args, otherwise: .standardError)
         // Log lines carry what the network said (ids, server errors, close reasons) and usually go to a terminal.
         options.log = { log.write("bot \(name): " + SafeText.stripped($0)) }
         let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("bot \(name): " + SafeText.stripped($0)) })

@@ -19,13 +19,13 @@ let demoCommand = Command(
         .value("peers", "N", "N synthetic participants over real WebRTC (1 to 11, default 3)"),
         .value("simulate", "N", "instead: N simulated participants (1 to 11), no network"),
         .value("room", "NAME", "room name (default: demo)"),
-        .value("port", "N", "signaling server port on 127.0.0.1 (default 0: a free one)"),
+        SharedOptions.port("signaling server port on 127.0.0.1 (default 0: a free one)"),
         .value("name", "NAME", "your display name (default: your login name)"),
         .value("camera", "SRC", "your video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (default: card)"),
-        .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
-        .value("host-candidates", "loopback|all", "addresses the peers use: 127.0.0.1 only, or every interface (default: all, so a browser can join)"),
-        .value("log", "PATH", "append log lines here (server and every participant)"),
-        .value("allow-origin", "ORIGIN", "also let pages from this web origin join (repeatable; the demo's own page always can)"),
+        ColorChoice.option,
+        SharedOptions.hostCandidates("addresses the peers use: 127.0.0.1 only, or every interface (default: all, so a browser can join)"),
+        SharedOptions.log("append log lines here (server and every participant)"),
+        SharedOptions.allowOrigin("also let pages from this web origin join (repeatable; the demo's own page always can)"),
         .flag("static", "--simulate only: no churn (nobody leaves and rejoins)"),
     ],
     details: """
@@ -43,7 +43,7 @@ let demoCommand = Command(
 
 private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let count = try args.int("simulate", default: 3, range: 1...11)
-    let color = try ColorChoice.parse(args.value("color"))
+    let color = try ColorChoice.parse(args)
     let start = monotonicSeconds()
     let video = try DemoVideo(localSource: args.value("camera") ?? "card", clock: { wallClockSeconds() })
     var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
@@ -64,7 +64,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
         return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex)
     }
     let app = RoomApp(room: room, server: "simulated", controls: controls, painter: painter,
-                      useColor: color != .mono)
+                      useColor: color.allowsColor)
     return try app.run { now in
         defer { reports.pending = [] }
         return reports.pending + simulation.events(until: now)
@@ -78,18 +78,13 @@ private final class LocalMediaReports {
 
 private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     let count = try args.int("peers", default: 3, range: 1...11)
-    let color = try ColorChoice.parse(args.value("color"))
+    let color = try ColorChoice.parse(args)
     let roomName = args.value("room") ?? "demo"
-    let hosts: Call.HostCandidates
-    switch args.value("host-candidates") ?? "all" {
-    case "loopback": hosts = .loopback
-    case "all": hosts = .all
-    case let other: throw UsageError("--host-candidates takes loopback or all, not '\(other)'")
-    }
-    let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .discard
+    let hosts = try SharedOptions.hostCandidates(args)
+    let log = try SharedOptions.log(args, otherwise: .discard)
     var config = SignalingServerConfiguration()
     config.host = "127.0.0.1"
-    config.port = UInt16(try args.int("port", default: 0, range: 0...65535))
+    config.port = try SharedOptions.port(args, default: 0)
     // The demo's own page (http://127.0.0.1:PORT/ or http://localhost:PORT/) is its server's origin and
     // always accepted; any other web page the user has open is refused (it could otherwise join and
     // message the room on this machine) unless named here.
@@ -122,30 +117,6 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     let status = try CallScreen(session: session, serverLabel: pageURL, color: color).run()
     _ = line.withCString { write(1, $0, strlen($0)) }
     return status
-}
-
-/// The `--color` option shared by every screen-drawing command.
-enum ColorChoice: String, CaseIterable {
-    case auto, truecolor, c256 = "256", c16 = "16", mono
-
-    /// The renderer's colour mode: the override, or detected from COLORTERM and TERM.
-    func renderMode(environment: [String: String]) -> ColorMode {
-        switch self {
-        case .auto: return ColorMode.detect(environment: environment, terminfoColors: nil)
-        case .truecolor: return .truecolor
-        case .c256: return .palette256
-        case .c16: return .palette16
-        case .mono: return .monochrome
-        }
-    }
-
-    static func parse(_ text: String?) throws -> ColorChoice {
-        guard let text else { return .auto }
-        guard let c = ColorChoice(rawValue: text) else {
-            throw UsageError("--color takes auto, truecolor, 256, 16 or mono, not '\(text)'")
-        }
-        return c
-    }
 }
 
 func wallClockSeconds() -> Double {

@@ -9,7 +9,7 @@ let joinCommand = Command(
     positionalUsage: "<ws-url>",
     options: CallOptionsParsing.specs + [
         .value("name", "NAME", "your display name, shown to the others (default: your login name)"),
-        .value("color", "MODE", "auto, truecolor, 256, 16 or mono (default: auto)"),
+        ColorChoice.option,
         .value("audio-device", "DEV", "ALSA device for microphone and speaker (default: default; without a sound card: silence and a null sink)"),
         .flag("no-audio", "no microphone and no speaker: send no audio, play nothing"),
         .value("tone", "HZ", "send a sine tone of HZ instead of the microphone (demos and tests)"),
@@ -28,7 +28,7 @@ let joinCommand = Command(
     run: { args in
         let name = LoginName.displayName(args.value("name"))
         let settings = try CallOptionsParsing.settings(args, name: name)
-        let color = try ColorChoice.parse(args.value("color"))
+        let color = try ColorChoice.parse(args)
         var options = try CallOptionsParsing.callOptions(args, defaultCamera: "auto", name: name ?? "")
         let device = args.value("audio-device") ?? "default"
         if args.has("no-audio") {
@@ -43,7 +43,7 @@ let joinCommand = Command(
             if args.value("tone") != nil { options.media.audioInput = .tone(hz: try args.double("tone", default: 440, range: 20...8000)) }
             options.playback = .device(device)
         }
-        let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .discard
+        let log = try SharedOptions.log(args, otherwise: .discard)
         options.log = { log.write("join: " + $0) }
         let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("join: " + $0) })
         session.call.media.setMuted(args.has("muted"))

@@ -15,7 +15,7 @@ let previewCommand = Command(
     options: [
         .value("camera", "SRC", "video source: bars (default), card, clock, auto, /dev/videoN or file:PATH.y4m (played once)"),
         .value("size", "WxH", "tile size in cells (default: the terminal; 128x48 with --output)"),
-        .value("color", "MODE", "truecolor, 256, 16 or mono (default: from COLORTERM, TERM and terminfo)"),
+        ColorChoice.option,
         .value("frames", "N", "stop after N frames (default: the whole file; other sources: forever, 300 with --output)"),
         .value("output", "FILE", "write the terminal byte stream to FILE instead of the terminal"),
         .flag("nearest", "nearest colour instead of ordered dithering in the 256/16-colour modes"),
@@ -65,12 +65,7 @@ private struct Preview {
         } else {
             size = nil
         }
-        if let text = args.value("color") {
-            guard let m = ColorMode(argument: text) else { throw UsageError("--color takes truecolor, 256, 16 or mono, not '\(text)'") }
-            mode = m
-        } else {
-            mode = ColorMode.detect(environment: Self.environment(), terminfoColors: Self.terminfoColors())
-        }
+        mode = try ColorChoice.parse(args).renderMode(environment: Self.environment(), terminfoColors: Self.terminfoColors())
         dither = !args.has("nearest")
         if args.value("frames") != nil {
             frameLimit = try args.int("frames", default: 0, range: 1...10_000_000)

@@ -14,16 +14,16 @@ let serveCommand = Command(
     summary: "run the SkyRTC signaling server and the browser page (http/ws, or https/wss)",
     options: [
         .value("host", "ADDR", "IPv4 address to listen on (default 127.0.0.1)"),
-        .value("port", "N", "port (default 3000; 0 picks a free one)"),
+        SharedOptions.port("port (default 3000; 0 picks a free one)"),
         .value("tls", "self-signed", "serve https/wss with an in-memory self-signed certificate"),
         .value("tls-cert", "FILE", "PEM certificate (chain) for https/wss"),
         .value("tls-key", "FILE", "PEM private key for --tls-cert"),
         .value("compat", "original", "behave like the original SkyRTC server on the wire"),
-        .value("log", "PATH", "append log lines here instead of standard error"),
+        SharedOptions.log("append log lines here instead of standard error"),
         .value("ping-interval", "SECONDS", "WebSocket ping after this long without a complete message (default 20; dropped after twice)"),
         .value("handshake-timeout", "SECONDS", "close connections that do not upgrade in time (default 10)"),
         .value("max-message", "BYTES", "largest WebSocket message accepted (default 1048576)"),
-        .value("allow-origin", "ORIGIN", "also accept WebSocket upgrades from this web origin (repeatable; * allows any)"),
+        SharedOptions.allowOrigin("also accept WebSocket upgrades from this web origin (repeatable; * allows any)"),
         .value("max-connections", "N", "open connections in all (default 20000)"),
         .value("max-per-ip", "N", "open connections from one IPv4 address (default 64)"),
         .value("max-rooms", "N", "rooms at once; more gets _error too_many_rooms (default 1000)"),
@@ -45,7 +45,7 @@ let serveCommand = Command(
         guard args.positional.isEmpty else { throw UsageError("serve takes no positional arguments") }
         var config = SignalingServerConfiguration()
         config.host = args.value("host") ?? "127.0.0.1"
-        config.port = UInt16(try args.int("port", default: 3000, range: 0...65535))
+        config.port = try SharedOptions.port(args, default: 3000)
         config.pingInterval = try args.double("ping-interval", default: 20, range: 0.05...86400)
         config.handshakeTimeout = try args.double("handshake-timeout", default: 10, range: 0.05...86400)
         config.maxMessageSize = try args.int("max-message", default: 1 << 20, range: 1024...(64 << 20))
@@ -70,7 +70,7 @@ let serveCommand = Command(
         case "original": config.format = .original
         case let other?: throw UsageError("--compat takes 'original', not '\(other)'")
         }
-        let log: SignalingLog = try args.value("log").map { try SignalingLog(path: $0) } ?? .standardError
+        let log = try SharedOptions.log(args, otherwise: .standardError)
 
         // Block the stop signals in every thread (the server thread inherits the mask), then wait for
         // them synchronously here: no async-signal-safety concerns, and stop() runs on a normal thread.

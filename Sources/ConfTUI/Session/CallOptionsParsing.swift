@@ -6,9 +6,9 @@ enum CallOptionsParsing {
     static let specs: [OptionSpec] = [
         .value("room", "NAME", "room to join (default: the server's default room)"),
         .value("stun", "URL", "STUN server for server-reflexive candidates: stun:HOST[:PORT] (default: none)"),
-        .value("host-candidates", "loopback|all", "127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
+        SharedOptions.hostCandidates("127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
         .value("camera", "SRC", "video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (c cycles through them)"),
-        .value("log", "PATH", "append log lines here"),
+        SharedOptions.log("append log lines here"),
         .flag("no-reconnect", "end when the signaling connection drops instead of reconnecting with backoff"),
     ]
 
@@ -19,11 +19,7 @@ enum CallOptionsParsing {
 
     static func callOptions(_ args: ParsedArguments, defaultCamera: String, name: String) throws -> Call.Options {
         var options = Call.Options()
-        switch args.value("host-candidates") ?? "all" {
-        case "loopback": options.hostCandidates = .loopback
-        case "all": options.hostCandidates = .all
-        case let other: throw UsageError("--host-candidates takes loopback or all, not '\(other)'")
-        }
+        options.hostCandidates = try SharedOptions.hostCandidates(args)
         options.stunServer = try args.value("stun").map(StunServerAddress.resolve)
         options.media.camera = args.value("camera") ?? defaultCamera
         options.media.participant = participantNumber(name)

@@ -51,7 +51,7 @@ struct CallScreen {
                 latencyLog.write("\(participant.id.rawValue) \(Int32(bitPattern: now &- code.captureMillis))")
             }
         }
-        let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color != .mono)
+        let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color.allowsColor)
         var feed = CallScreenFeed(session: session)
         var lastReport = 0.0
         let startedAt = MediaPipeline.wallClock()

@@ -18,11 +18,17 @@ public struct WebSocketClientOptions: Sendable {
     public var maxQueuedBytes = 1 << 20
     /// Seconds queued output may make no progress before the connection is failed as stuck.
     public var writeStallTimeout = 10.0
+    /// Seconds without a frame from the server before the client pings it, and fails the connection (1006) after
+    /// twice that; nil (the default) leaves keepalive to the server, which pings its clients.
+    public var pingInterval: Double? = nil
+    /// Seconds from our close frame to the server's close before the connection is given up as lost (1006).
+    public var closeTimeout = 1.0
     public init() {}
 }
 
-/// A WebSocket client (RFC 6455) for ws:// and wss://: masked frames, automatic pong, close
-/// handshake. One I/O thread owns the socket: it parses incoming frames into a queue that
+/// A WebSocket client (RFC 6455) for ws:// and wss://: the opening handshake here, then the same
+/// `WebSocketSession` the server runs, in the client role (masked frames, automatic pong, close
+/// handshake). One I/O thread owns the socket: it turns incoming frames into a queue that
 /// `receive(timeout:)` pops, and writes the frames that sends queue. Sends may come from any thread
 /// and never block on the network (see `WebSocketClientSession`).
 ///
@@ -50,15 +56,14 @@ public final class WebSocketClient: Sendable {
             Glibc.close(fd)
             throw error
         }
-        var parser = WebSocketFrameParser(role: .client, maxMessageSize: options.maxMessageSize)
+        let leftover: [UInt8]
         do {
-            let leftover = try Self.openingHandshake(stream, url: url, deadline: deadline)
-            parser.feed(leftover)
+            leftover = try Self.openingHandshake(stream, url: url, deadline: deadline)
         } catch {
             stream.close()
             throw error
         }
-        session = try WebSocketClientSession(stream: stream, parser: parser, options: options)
+        session = try WebSocketClientSession(stream: stream, leftover: leftover, options: options)
         // The thread holds the session, not the client: dropping the client stops the thread
         // (which then says 1001 "going away" and closes the socket) instead of keeping it alive.
         let session = self.session

@@ -4,35 +4,43 @@ import Synchronization
 import Glibc
 #endif
 
-/// The state shared by a `WebSocketClient` and its I/O thread.
+/// The client's I/O thread and what it shares with callers: a driver of `WebSocketSession` in the
+/// client role, which owns framing, masking, pongs, the close handshake and its timers.
 ///
-/// Sends only queue: a caller frames (and masks) its message, appends it to a bounded outbox and wakes the I/O
-/// thread through a pipe, which writes as much as the socket takes. So a server that stops reading costs the sender
-/// nothing but queue space, instead of a lock held while a write blocks (the call's event thread sends candidates,
-/// and everybody's audio and video would wait). The policy when the outbox is full (`maxQueuedBytes`), or when
-/// queued output makes no progress for `writeStallTimeout`: the connection is failed (the send throws
-/// `.sendQueueFull`, `receive` returns a 1006 close), which the caller handles like any lost connection.
+/// Sends only queue: a caller hands its message to a bounded outbox and wakes the I/O thread through a pipe; the
+/// thread frames it into the session's output and writes as much as the socket takes. So a server that stops
+/// reading costs the sender nothing but queue space, instead of a lock held while a write blocks (the call's event
+/// thread sends candidates, and everybody's audio and video would wait). The policy when the queue is full
+/// (`maxQueuedBytes`), or when queued output makes no progress for `writeStallTimeout`: the connection is failed
+/// (the send throws `.sendQueueFull`, `receive` returns a 1006 close), which the caller handles like any lost
+/// connection.
 final class WebSocketClientSession: Sendable {
-    /// The stream, the parser and the bytes being written. Only the I/O thread touches them (the mutex only makes the
-    /// class Sendable; nobody contends for it), so OpenSSL's SSL object is never used by two threads.
+    /// The stream, the session and the bytes being written. Only the I/O thread touches them (the mutex only makes
+    /// the class Sendable; nobody contends for it), so OpenSSL's SSL object is never used by two threads.
     final class Connection {
         let stream: ByteStream
-        var parser: WebSocketFrameParser
-        var output: [UInt8] = []
-        var outputStart = 0
-        init(stream: ByteStream, parser: WebSocketFrameParser) {
+        var session: WebSocketSession
+        var output = OutputBuffer(compactionThreshold: 256 << 10)
+        init(stream: ByteStream, session: WebSocketSession) {
             self.stream = stream
-            self.parser = parser
+            self.session = session
         }
-        var pendingOutput: Int { output.count - outputStart }
+    }
+
+    /// What a caller asks of the I/O thread.
+    enum Request {
+        case frame(WebSocketOpcode, [UInt8])
+        /// Bytes sent as they are, unframed (tests break the protocol with them).
+        case raw([UInt8])
+        case close(WebSocketCloseCode, String)
     }
 
     /// What senders hand to the I/O thread.
     struct Outbox {
-        var frames: [[UInt8]] = []
-        /// Bytes queued and not yet written (here and in `Connection.output`).
+        var requests: [Request] = []
+        /// Bytes the requests will take on the wire, at most (a frame header and masking key included).
         var bytes = 0
-        /// A close frame has been queued: nothing may follow it (RFC 6455 §5.5.1).
+        /// A close has been asked for: nothing may follow it (RFC 6455 §5.5.1).
         var closing = false
         /// Set by a send that found the queue full: the I/O thread fails the connection.
         var overflowed = false
@@ -48,6 +56,8 @@ final class WebSocketClientSession: Sendable {
 
     private let io: Mutex<Connection>
     private let outbox = Mutex(Outbox())
+    /// Bytes framed into the session's output and not written yet, as the I/O thread last saw them.
+    private let unwritten = Atomic<Int>(0)
     private let inbox = Mutex(Inbox())
     private let arrivals = DispatchSemaphore(value: 0)
     private let stopRequested = Atomic<Bool>(false)
@@ -57,7 +67,8 @@ final class WebSocketClientSession: Sendable {
     private let maxQueuedBytes: Int
     private let writeStallTimeout: Double
 
-    init(stream: sending ByteStream, parser: WebSocketFrameParser, options: WebSocketClientOptions) throws(SignalingError) {
+    /// `leftover`: bytes that arrived behind the 101 response (the server's first frames).
+    init(stream: sending ByteStream, leftover: [UInt8], options: WebSocketClientOptions) throws(SignalingError) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             stream.close()
@@ -69,7 +80,11 @@ final class WebSocketClientSession: Sendable {
         fd = stream.fd
         maxQueuedBytes = max(1, options.maxQueuedBytes)
         writeStallTimeout = options.writeStallTimeout
-        io = Mutex(Connection(stream: stream, parser: parser))
+        var session = WebSocketSession(role: .client, maxMessageSize: options.maxMessageSize,
+                                       timers: .init(pingInterval: options.pingInterval, closeTimeout: options.closeTimeout),
+                                       now: .now)
+        session.receive(leftover)
+        io = Mutex(Connection(stream: stream, session: session))
     }
 
     deinit {
@@ -90,28 +105,29 @@ final class WebSocketClientSession: Sendable {
     }
 
     func sendFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) throws(SignalingError) {
-        // §5.3: every client frame gets a fresh unpredictable masking key.
-        try enqueue(WebSocketFrameWriter.frame(opcode, payload: payload, maskKey: WebSocketFrameWriter.randomMaskKey()))
+        // 14: the longest header (§5.2), masking key included.
+        try enqueue(.frame(opcode, payload), bytes: payload.count + 14)
     }
 
-    func sendRaw(_ bytes: [UInt8]) throws(SignalingError) { try enqueue(bytes) }
-
-    private func enqueue(_ bytes: [UInt8], closing: Bool = false) throws(SignalingError) {
-        try outbox.withLock { o throws(SignalingError) in
-            guard !o.closing && !o.finished && !o.overflowed else { throw .closed }
-            guard o.bytes + bytes.count <= maxQueuedBytes else {
-                o.overflowed = true
-                throw .sendQueueFull(bytes: o.bytes)
-            }
-            o.frames.append(bytes)
-            o.bytes += bytes.count
-            if closing { o.closing = true }
-        }
-        wake()
-    }
+    func sendRaw(_ bytes: [UInt8]) throws(SignalingError) { try enqueue(.raw(bytes), bytes: bytes.count) }
 
     func close(_ code: WebSocketCloseCode, _ reason: String) {
-        try? enqueue(WebSocketFrameWriter.close(code, reason: reason, maskKey: WebSocketFrameWriter.randomMaskKey()), closing: true)
+        try? enqueue(.close(code, reason), bytes: 0)
+    }
+
+    private func enqueue(_ request: Request, bytes: Int) throws(SignalingError) {
+        try outbox.withLock { o throws(SignalingError) in
+            guard !o.closing && !o.finished && !o.overflowed else { throw .closed }
+            let queued = o.bytes + unwritten.load(ordering: .relaxed)
+            guard queued + bytes <= maxQueuedBytes else {
+                o.overflowed = true
+                throw .sendQueueFull(bytes: queued)
+            }
+            o.requests.append(request)
+            o.bytes += bytes
+            if case .close = request { o.closing = true }
+        }
+        wake()
     }
 
     func receive(timeout: Double) throws(SignalingError) -> WebSocketMessage {
@@ -148,81 +164,93 @@ final class WebSocketClientSession: Sendable {
         }
     }
 
-    /// A pong or close the I/O thread answers with: after the frames already queued, counted like them.
-    private func control(_ conn: Connection, _ frame: [UInt8]) {
-        conn.output += frame
-        outbox.withLock { $0.bytes += frame.count }
-    }
-
-    /// Writes what the socket takes without blocking. Returns bytes written, or nil when the stream failed.
-    private func flush(_ conn: Connection) -> Int? {
-        var written = 0
-        while conn.pendingOutput > 0 {
-            let result = conn.output.withUnsafeBytes { raw in
-                conn.stream.write(UnsafeRawBufferPointer(rebasing: raw[conn.outputStart..<min(conn.output.count, conn.outputStart + (256 << 10))]))
-            }
-            switch result {
-            case .bytes(let n):
-                conn.outputStart += n
-                written += n
-            case .wouldBlock, .wantsWrite:
-                if conn.outputStart > (256 << 10) {
-                    conn.output.removeFirst(conn.outputStart)
-                    conn.outputStart = 0
-                }
-                return written
-            case .endOfStream, .failed:
-                return nil
+    /// Hands the callers' requests to the session.
+    private func perform(_ requests: [Request], _ conn: Connection, now: MonotonicInstant) {
+        for request in requests {
+            switch request {
+            case .frame(let opcode, let payload):
+                _ = conn.session.send(opcode, payload: payload, into: &conn.output.bytes)
+            case .raw(let bytes):
+                if conn.session.isOpen { conn.output.bytes += bytes }
+            case .close(let code, let reason):
+                conn.session.close(code, reason: reason, now: now, into: &conn.output.bytes)
             }
         }
-        conn.output.removeAll(keepingCapacity: conn.output.capacity <= 64 << 10)
-        conn.outputStart = 0
-        return written
     }
 
-    /// The I/O thread: until the connection ends or the client is dropped, moves queued frames to the socket and
-    /// parses what arrives.
+    /// What the client's reader gets for one session event; `ended` is set when the connection is over.
+    private static func message(for event: WebSocketSession.Event, ended: inout WebSocketMessage?) -> WebSocketMessage? {
+        switch event {
+        case .message(let bytes, let isText):
+            return WebSocketInbound.data(bytes, isText: isText).message
+        case .pong(let payload):
+            return .pong(payload)
+        case .throttled:
+            return nil  // the client sets no rate limit
+        case .closed(let code, let reason):
+            ended = .close(code: code, reason: reason)
+        case .protocolError(let error):
+            ended = .close(code: error.code, reason: error.reason)
+        case .dropped(.idle(let silent)):
+            ended = .close(code: .abnormal, reason: "no frame from the server for \(Int(silent)) s")
+        case .dropped(.closeTimeout):
+            ended = .close(code: .abnormal, reason: "no close from the server")
+        }
+        return nil
+    }
+
+    /// The I/O thread: until the connection ends or the client is dropped, moves requests into the session,
+    /// writes its output and feeds it what arrives.
     func run() {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        var closeRequestedAt: Double?
+        var stopping = false
         var lastProgress = MonotonicClock.now()
         var ended: WebSocketMessage?
         while ended == nil {
-            if stopRequested.load(ordering: .acquiring) && closeRequestedAt == nil {
-                // The client was dropped without a close: §7.4.1 1001 "going away", then wait briefly for the echo.
+            if stopRequested.load(ordering: .acquiring) && !stopping {
+                // The client was dropped without a close: §7.4.1 1001 "going away", then the session waits
+                // `closeTimeout` for the echo.
+                stopping = true
                 close(.goingAway, "")
-                closeRequestedAt = MonotonicClock.now()
             }
-            if let t = closeRequestedAt, MonotonicClock.now() - t > 1 { break }
-            let (frames, overflowed) = outbox.withLock { o in
-                defer { o.frames = [] }
-                return (o.frames, o.overflowed)
+            let (requests, overflowed) = outbox.withLock { o in
+                defer {
+                    o.requests = []
+                    o.bytes = 0
+                }
+                return (o.requests, o.overflowed)
             }
             if overflowed {
                 ended = .close(code: .abnormal, reason: "send queue full: the server is not reading")
                 break
             }
             var messages: [WebSocketMessage] = []
-            let wantsOutput: Bool = io.withLock { conn in
+            let (wantsOutput, deadline): (Bool, MonotonicInstant?) = io.withLock { conn in
+                let now = MonotonicInstant.now
                 // The stall clock runs only while output waits: from when it was queued, or from the last progress.
-                if conn.pendingOutput == 0 { lastProgress = MonotonicClock.now() }
-                for f in frames { conn.output += f }
-                guard let n = flush(conn) else {
+                if conn.output.pending == 0 { lastProgress = now.seconds }
+                perform(requests, conn, now: now)
+                if let event = conn.session.expire(now: now, into: &conn.output.bytes) {
+                    _ = Self.message(for: event, ended: &ended)
+                }
+                guard let n = conn.output.write(to: conn.stream) else {
                     ended = .close(code: .abnormal, reason: "connection lost")
-                    return false
+                    return (false, nil)
                 }
                 if n > 0 { lastProgress = MonotonicClock.now() }
-                outbox.withLock { $0.bytes -= n }
-                return conn.pendingOutput > 0
+                unwritten.store(conn.output.pending, ordering: .relaxed)
+                return (conn.output.pending > 0, conn.session.nextDeadline)
             }
             if ended != nil { break }
             if wantsOutput && MonotonicClock.now() - lastProgress > writeStallTimeout {
                 ended = .close(code: .abnormal, reason: "send stalled: the server is not reading")
                 break
             }
+            // At most 50 ms, so the stop flag and the stall clock are looked at often enough.
+            let wait = min(0.05, max(0, (deadline?.seconds ?? .infinity) - MonotonicClock.now()))
             var fds = [pollfd(fd: fd, events: Int16(POLLIN) | (wantsOutput ? Int16(POLLOUT) : 0), revents: 0),
                        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            _ = Glibc.poll(&fds, 2, 50)
+            _ = Glibc.poll(&fds, 2, Int32((wait * 1000).rounded(.up)))
             if fds[1].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while Glibc.read(wakeRead, &drain, drain.count) > 0 {}
@@ -234,7 +262,13 @@ final class WebSocketClientSession: Sendable {
                     let r = buffer.withUnsafeMutableBytes { conn.stream.read(into: $0) }
                     switch r {
                     case .bytes(let n):
-                        conn.parser.feed(buffer[0..<n])
+                        // The stream never reports more than the buffer it was given; checked, since a slice past the
+                        // end would trap.
+                        guard n > 0 && n <= buffer.count else {
+                            lost = true
+                            break readLoop
+                        }
+                        conn.session.receive(buffer[0..<n])
                     case .wouldBlock, .wantsWrite:
                         break readLoop
                     case .endOfStream, .failed:
@@ -243,43 +277,22 @@ final class WebSocketClientSession: Sendable {
                         break readLoop
                     }
                 }
-                do throws(WebSocketProtocolError) {
-                    while ended == nil, let m = try conn.parser.next() {
-                        switch m {
-                        case .ping(let payload):
-                            // §5.5.2: answer with a Pong carrying the same data (written with the queued frames).
-                            if !outbox.withLock({ $0.closing }) {
-                                control(conn, WebSocketFrameWriter.frame(.pong, payload: payload, maskKey: WebSocketFrameWriter.randomMaskKey()))
-                            }
-                        case .close(let code, _):
-                            // §5.5.1: answer a close with a close (echoing the code), unless we started it.
-                            if !outbox.withLock({ o in defer { o.closing = true }; return o.closing }) {
-                                control(conn, WebSocketFrameWriter.close(code, maskKey: WebSocketFrameWriter.randomMaskKey()))
-                            }
-                            ended = m
-                        default:
-                            messages.append(m)
-                        }
-                    }
-                } catch {
-                    // §7.1.7: fail the connection with the code the parser chose.
-                    if !outbox.withLock({ o in defer { o.closing = true }; return o.closing }) {
-                        control(conn, WebSocketFrameWriter.close(error.code, reason: error.reason, maskKey: WebSocketFrameWriter.randomMaskKey()))
-                    }
-                    ended = .close(code: error.code, reason: error.reason)
+                let now = MonotonicInstant.now
+                while ended == nil, let event = conn.session.nextEvent(now: now, into: &conn.output.bytes) {
+                    if let m = Self.message(for: event, ended: &ended) { messages.append(m) }
                 }
-                if ended == nil && lost {
+                if lost, let event = conn.session.streamEnded() {
                     // §7.1.5: closed without a close frame → 1006.
-                    ended = .close(code: .abnormal, reason: "connection lost")
+                    _ = Self.message(for: event, ended: &ended)
                 }
+                unwritten.store(conn.output.pending, ordering: .relaxed)
             }
             for m in messages { deliver(m) }
         }
         outbox.withLock { $0.finished = true }
         io.withLock { conn in
-            // Our close frame (an echo, or the parser's verdict) goes out if the socket takes it at once.
-            for f in outbox.withLock({ o in defer { o.frames = [] }; return o.frames }) { conn.output += f }
-            _ = flush(conn)
+            // Our close frame (an echo, or the session's verdict) goes out if the socket takes it at once.
+            _ = conn.output.write(to: conn.stream)
             conn.stream.shutdownWrite()
             conn.stream.close()
         }

@@ -106,12 +106,3 @@ enum SocketOptions {
         return octets.map(String.init).joined(separator: ".")
     }
 }
-
-/// Monotonic seconds, for timeouts (never wall-clock time, which can jump).
-enum MonotonicClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The event-loop driver: one thread, `epoll(7)` over non-blocking sockets, feeding bytes into the
-/// sans-IO cores (HTTP parser, frame parser, `SkyRTCRooms`) and performing what they return.
+/// sans-IO cores (HTTP parser, `WebSocketSession`, `SkyRTCRooms`) and performing what they return.
 /// Not Sendable: it is created on, and never leaves, the event-loop thread.
 final class ServerEventLoop {
     private let config: SignalingServerConfiguration
@@ -30,6 +30,8 @@ final class ServerEventLoop {
     private var doomed: [ServerConnection] = []
     private var stats = SignalingServerStats()
     private var now: Double
+    /// `now` as the instant `WebSocketSession` takes.
+    private var instant: MonotonicInstant { MonotonicInstant(seconds: now) }
     private var scratch = [UInt8](repeating: 0, count: 64 << 10)
     /// Connections with forwarded messages queued this turn: each is flushed once at the end of the
     /// turn, so several messages for one recipient leave in one send(2).
@@ -168,7 +170,7 @@ final class ServerEventLoop {
             } else {
                 stream = PlainStream(fd: fd)
             }
-            let conn = ServerConnection(fd: fd, stream: stream, now: now, maxMessageSize: config.maxMessageSize)
+            let conn = ServerConnection(fd: fd, stream: stream, now: now)
             conn.remoteAddress = address
             conn.remoteText = remote
             connections[fd] = conn
@@ -223,7 +225,7 @@ final class ServerEventLoop {
             case .endOfStream:
                 return doom(conn)
             case .failed(let why):
-                if conn.phase != .closing { log.write("connection \(conn.socketID?.rawValue ?? "fd \(conn.fd)") failed: \(why)") }
+                if !conn.isClosing { log.write("connection \(conn.socketID?.rawValue ?? "fd \(conn.fd)") failed: \(why)") }
                 return doom(conn)
             }
         }
@@ -236,11 +238,10 @@ final class ServerEventLoop {
             conn.httpBuffer.append(contentsOf: bytes)
             handleHTTP(conn)
         case .webSocket:
-            conn.parser.feed(bytes)
-            drainFrames(conn)
-        case .closing:
-            // Waiting for the peer's EOF after our close frame or response; what it sends is moot
-            // (§5.5.1: after sending a close frame, the endpoint only waits for the peer's close).
+            conn.session?.receive(bytes)
+            drainEvents(conn)
+        case .responded:
+            // Waiting for the peer's EOF after our response; what it sends is moot.
             break
         }
     }
@@ -268,9 +269,11 @@ final class ServerEventLoop {
                     }
                     return respond(conn, .text(403, "Forbidden", "this origin may not open a WebSocket here\n"), headOnly: false)
                 }
-                conn.rate = MessageRateLimit(perSecond: config.messagesPerSecond, burst: config.messageBurst,
-                                             refusalsBeforeClose: config.rateRefusalsBeforeClose, now: now)
-                conn.lastHeard = now
+                let rate = MessageRateLimit(perSecond: config.messagesPerSecond, burst: config.messageBurst,
+                                            refusalsBeforeClose: config.rateRefusalsBeforeClose, now: now)
+                conn.session = WebSocketSession(role: .server, maxMessageSize: config.maxMessageSize,
+                                                timers: .init(pingInterval: config.pingInterval, closeTimeout: config.closeTimeout),
+                                                rateLimit: rate, now: instant)
                 let leftover = Array(conn.httpBuffer[consumed...])
                 conn.httpBuffer = []
                 conn.phase = .webSocket
@@ -282,8 +285,8 @@ final class ServerEventLoop {
                 // A client may pipeline its first frames right behind the request (§4.1 lets it send
                 // once it has the 101, but bytes can arrive together).
                 if !leftover.isEmpty && !conn.doomed {
-                    conn.parser.feed(leftover)
-                    drainFrames(conn)
+                    conn.session?.receive(leftover)
+                    drainEvents(conn)
                 }
             }
         }
@@ -291,75 +294,44 @@ final class ServerEventLoop {
 
     private func respond(_ conn: ServerConnection, _ response: HTTPResponse, headOnly: Bool) {
         conn.httpBuffer = []
+        conn.phase = .responded
+        conn.respondedAt = now
         enqueue(conn, response.serialized(headOnly: headOnly))
-        beginClosing(conn)
     }
 
-    private func drainFrames(_ conn: ServerConnection) {
-        while conn.phase == .webSocket && !conn.doomed {
-            let message: WebSocketMessage
-            do {
-                guard let m = try conn.parser.nextInbound() else { return }
-                if case .data(let bytes, let isText) = m {
-                    // Text and binary both carry UTF-8 JSON; the bytes go to the room as they are.
-                    guard let id = conn.socketID else { return }
-                    conn.lastHeard = now
-                    guard admitCounted(conn, id) else { continue }
-                    perform(rooms.handle(.message(id, bytes, isBinary: !isText)))
-                    continue
-                }
-                message = m.message
-            } catch {
-                // §7.1.7 _Fail the WebSocket Connection_: send a close frame with the code, then close.
-                log.write("failing \(conn.socketID?.rawValue ?? "?") with \(error.code.rawValue): \(error.reason)")
-                closeWebSocket(conn, error.code, error.reason)
-                return
-            }
-            guard let id = conn.socketID else { return }
-            conn.lastHeard = now
-            guard admit(conn, id, message) else { continue }
-            switch message {
-            case .text, .binary:
-                break  // handled above, without a String
-            case .ping(let payload):
-                // §5.5.2: "Upon receipt of a Ping frame, an endpoint MUST send a Pong frame in response
-                // ... with identical Application data".
-                enqueue(conn, WebSocketFrameWriter.frame(.pong, payload: payload))
+    /// Performs what the session made of the bytes received: messages go to the room; pongs and
+    /// close answers it queued itself are flushed at the end of the turn.
+    private func drainEvents(_ conn: ServerConnection) {
+        var wrote = false
+        while !conn.doomed {
+            let before = conn.pendingOutput
+            guard let event = conn.session?.nextEvent(now: instant, into: &conn.output.bytes) else { break }
+            wrote = wrote || conn.pendingOutput != before
+            switch event {
+            case .message(let bytes, let isText):
+                // Text and binary both carry UTF-8 JSON; the bytes go to the room as they are.
+                if let id = conn.socketID { perform(rooms.handle(.message(id, bytes, isBinary: !isText))) }
             case .pong:
-                break  // lastHeard was refreshed by the read
-            case .close(let code, _):
-                // §5.5.1: "the endpoint MUST send a Close frame in response ... typically echoing the
-                // status code it received". 1005 means "no code", answered with an empty body.
-                closeWebSocket(conn, code, "")
+                break  // the session's idle timer was refreshed by the frame
+            case .throttled(let warn):
+                stats.rateLimited += 1
+                if warn, let id = conn.socketID { perform(rooms.handle(.throttled(id))) }
+            case .closed:
+                forgetSocket(conn)
+            case .protocolError(let error):
+                if error.code == .policyViolation {
+                    // The session's only 1008: still over the rate after `rate_limited` (`MessageRateLimit`).
+                    stats.rateLimited += 1
+                    log.write("closing \(conn.socketID?.rawValue ?? "?") from \(conn.remoteText): still over \(config.messagesPerSecond) messages/s after rate_limited")
+                } else if conn.socketID != nil {
+                    log.write("failing \(conn.socketID?.rawValue ?? "?") with \(error.code.rawValue): \(error.reason)")
+                }
+                forgetSocket(conn)
+            case .dropped:
+                doom(conn)
             }
         }
-    }
-
-    /// The per-connection message rate (`MessageRateLimit`). Close frames and pongs (answers to
-    /// our pings) are never refused. Returns whether to handle `message`.
-    private func admit(_ conn: ServerConnection, _ id: SocketID, _ message: WebSocketMessage) -> Bool {
-        switch message {
-        case .close, .pong: return true
-        case .text, .binary, .ping: return admitCounted(conn, id)
-        }
-    }
-
-    /// A message that counts against the connection's rate: admitted, refused (the first refusal
-    /// answered with `rate_limited`), or refused and the connection closed.
-    private func admitCounted(_ conn: ServerConnection, _ id: SocketID) -> Bool {
-        switch conn.rate?.admit(now: now) ?? .accept {
-        case .accept:
-            return true
-        case .refuse(let warn):
-            stats.rateLimited += 1
-            if warn { perform(rooms.handle(.throttled(id))) }
-            return false
-        case .close:
-            stats.rateLimited += 1
-            log.write("closing \(id) from \(conn.remoteText): still over \(config.messagesPerSecond) messages/s after rate_limited")
-            closeWebSocket(conn, .policyViolation, "message rate exceeded")
-            return false
-        }
+        if wrote { scheduleFlush(conn) }
     }
 
     /// Keeps `bufferedTotal` in step with `conn` and, past `maxBufferedBytes`, drops the connections
@@ -381,12 +353,21 @@ final class ServerEventLoop {
 
     // MARK: writing and closing
 
+    /// Bytes outside the session (the HTTP response): queued and written at once.
     private func enqueue(_ conn: ServerConnection, _ bytes: [UInt8]) {
         guard !conn.doomed else { return }
-        conn.queue(bytes)
+        conn.output.bytes.append(contentsOf: bytes)
         guard !overflowed(conn) else { return }
         flush(conn)
         account(conn)
+    }
+
+    /// Frames the session appended: written once at the end of the turn, with whatever else the
+    /// turn queues for the same connection.
+    private func scheduleFlush(_ conn: ServerConnection) {
+        guard !conn.doomed, !overflowed(conn), !conn.flushScheduled else { return }
+        conn.flushScheduled = true
+        toFlush.append(conn)
     }
 
     /// Dooms a connection whose unread output passed the cap; true if it did.
@@ -410,43 +391,37 @@ final class ServerEventLoop {
 
     private func flush(_ conn: ServerConnection) {
         defer { updateInterest(conn) }
-        guard conn.flush() else { return doom(conn) }
-        if conn.phase == .closing && conn.pendingOutput == 0 && !conn.halfClosed {
+        guard conn.output.write(to: conn.stream) != nil else { return doom(conn) }
+        if conn.isClosing && conn.pendingOutput == 0 && !conn.halfClosed {
             conn.halfClosed = true
             conn.stream.shutdownWrite()
         }
     }
 
-    /// Sends a close frame (once) and moves to the closing phase.
+    /// Starts the close handshake (once); the frame leaves at the end of the turn.
     private func closeWebSocket(_ conn: ServerConnection, _ code: WebSocketCloseCode, _ reason: String) {
-        guard conn.phase == .webSocket else { return }
-        enqueue(conn, WebSocketFrameWriter.close(code, reason: reason))
-        beginClosing(conn)
+        guard conn.session?.close(code, reason: reason, now: instant, into: &conn.output.bytes) == true else { return }
+        forgetSocket(conn)
+        scheduleFlush(conn)
     }
 
-    private func beginClosing(_ conn: ServerConnection) {
-        conn.phase = .closing
-        conn.closingSince = now
-        // The room forgets the socket now: nothing more may be sent to it after the close frame.
-        if let id = conn.socketID {
-            conn.socketID = nil
-            bySocket[id] = nil
-            perform(rooms.handle(.closed(id)))
-        }
-        flush(conn)
+    /// The room forgets the socket: nothing more may be sent to it after a close frame, nor to a
+    /// connection that is gone.
+    private func forgetSocket(_ conn: ServerConnection) {
+        guard let id = conn.socketID else { return }
+        conn.socketID = nil
+        bySocket[id] = nil
+        perform(rooms.handle(.closed(id)))
     }
 
     private func perform(_ actions: [SkyRTCRooms.Action]) {
         for action in actions {
             switch action {
             case .send(let id, let json):
-                if let conn = bySocket[id], conn.phase == .webSocket, !conn.doomed {
-                    conn.queueFrame(.text, payload: json)
-                    guard !overflowed(conn) else { break }
-                    if !conn.flushScheduled {
-                        conn.flushScheduled = true
-                        toFlush.append(conn)
-                    }
+                // Framed straight into the connection's output buffer: one copy of the payload.
+                if let conn = bySocket[id], !conn.doomed,
+                   conn.session?.send(.text, payload: json, into: &conn.output.bytes) == true {
+                    scheduleFlush(conn)
                 }
             case .close(let id, let code, let reason):
                 if let conn = bySocket[id] { closeWebSocket(conn, code, reason) }
@@ -472,11 +447,7 @@ final class ServerEventLoop {
             limits.release(conn.remoteAddress)
             _ = cepoll_ctl(epollFD, 2, conn.fd, 0)
             conn.stream.close()
-            if let id = conn.socketID {
-                conn.socketID = nil
-                bySocket[id] = nil
-                perform(rooms.handle(.closed(id)))
-            }
+            forgetSocket(conn)
         }
     }
 
@@ -491,18 +462,19 @@ final class ServerEventLoop {
                     doom(conn)
                 }
             case .webSocket:
-                let silent = now - conn.lastHeard
-                if silent > 2 * config.pingInterval {
+                let before = conn.pendingOutput
+                switch conn.session?.expire(now: instant, into: &conn.output.bytes) {
+                case .dropped(.idle(let silent)):
                     log.write("dropping \(conn.socketID?.rawValue ?? "?") from \(conn.remoteText): no complete message for \(Int(silent)) s")
                     doom(conn)
-                } else if silent >= config.pingInterval && now - conn.lastPing >= config.pingInterval {
-                    // §5.5.2: a Ping "may serve either as a keepalive or as a means to verify that the
-                    // remote endpoint is still responsive".
-                    conn.lastPing = now
-                    enqueue(conn, WebSocketFrameWriter.frame(.ping, payload: []))
+                case .dropped(.closeTimeout):
+                    doom(conn)
+                default:
+                    // A keepalive ping, if one was due.
+                    if conn.pendingOutput != before { scheduleFlush(conn) }
                 }
-            case .closing:
-                if now - conn.closingSince > config.closeTimeout { doom(conn) }
+            case .responded:
+                if now - conn.respondedAt > config.closeTimeout { doom(conn) }
             }
         }
     }
@@ -520,6 +492,7 @@ final class ServerEventLoop {
         for conn in connections.values where conn.phase == .webSocket && !conn.doomed {
             closeWebSocket(conn, .goingAway, "server shutting down")
         }
+        flushScheduledOutput()
         for conn in connections.values where !conn.doomed { doom(conn) }
         reap()
         publishStats()

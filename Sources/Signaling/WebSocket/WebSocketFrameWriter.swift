@@ -9,25 +9,25 @@ public enum WebSocketFrameWriter {
                              maskKey: (UInt8, UInt8, UInt8, UInt8)? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(payload.count + 14)
-        appendHeader(opcode, length: payload.count, fin: fin, masked: maskKey != nil, to: &out)
-        if let key = maskKey {
-            out.append(contentsOf: [key.0, key.1, key.2, key.3])
-            var masked = payload
-            WebSocketMasking.apply(key: key, to: &masked)
-            out.append(contentsOf: masked)
-        } else {
-            out.append(contentsOf: payload)
-        }
+        appendFrame(opcode, payload: payload, fin: fin, maskKey: maskKey, to: &out)
         return out
     }
 
-    /// Appends one unmasked frame (what a server sends, §5.1) to `out`: the header, then the payload
-    /// in one copy, so the server writes straight into a connection's output buffer.
-    public static func appendFrame(_ opcode: WebSocketOpcode, payload: [UInt8], to out: inout [UInt8]) {
+    /// Appends one frame to `out`: the header, then the payload in one copy (masked in place when a
+    /// `maskKey` is given), so a session writes straight into a connection's output buffer.
+    public static func appendFrame(_ opcode: WebSocketOpcode, payload: [UInt8], fin: Bool = true,
+                                   maskKey: (UInt8, UInt8, UInt8, UInt8)? = nil, to out: inout [UInt8]) {
         // No reserveCapacity here: reserving exactly what one more frame needs, frame after frame
         // into a backed-up buffer, would reallocate every time (append grows geometrically).
-        appendHeader(opcode, length: payload.count, fin: true, masked: false, to: &out)
+        appendHeader(opcode, length: payload.count, fin: fin, masked: maskKey != nil, to: &out)
+        guard let key = maskKey else {
+            out.append(contentsOf: payload)
+            return
+        }
+        out.append(contentsOf: [key.0, key.1, key.2, key.3])
+        let payloadStart = out.count
         out.append(contentsOf: payload)
+        out.withUnsafeMutableBytes { WebSocketMasking.apply(key: key, to: UnsafeMutableRawBufferPointer(rebasing: $0[payloadStart...])) }
     }
 
     /// The first byte, the length (§5.2: "the minimal number of bytes MUST be used to encode the
@@ -52,7 +52,13 @@ public enum WebSocketFrameWriter {
     /// The reason is cut to fit the 125-byte control-frame limit on a UTF-8 boundary.
     public static func close(_ code: WebSocketCloseCode, reason: String = "",
                              maskKey: (UInt8, UInt8, UInt8, UInt8)? = nil) -> [UInt8] {
-        guard code != .noStatus && code != .abnormal else { return frame(.close, payload: [], maskKey: maskKey) }
+        frame(.close, payload: closeBody(code, reason: reason), maskKey: maskKey)
+    }
+
+    /// The body of a close frame: the code (none for `.noStatus` and `.abnormal`, which §7.4.1 keeps
+    /// off the wire), then as much of the reason as fits in 125 bytes, cut on a UTF-8 boundary.
+    static func closeBody(_ code: WebSocketCloseCode, reason: String) -> [UInt8] {
+        guard code != .noStatus && code != .abnormal else { return [] }
         var body: [UInt8] = [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)]
         var reasonBytes = Array(reason.utf8)
         while reasonBytes.count > 123 {
@@ -61,7 +67,7 @@ public enum WebSocketFrameWriter {
             if let last = reasonBytes.last, last >= 0xC0 { reasonBytes.removeLast() }
         }
         body.append(contentsOf: reasonBytes)
-        return frame(.close, payload: body, maskKey: maskKey)
+        return body
     }
 
     /// A fresh random masking key. §5.3: "The masking key MUST be unpredictable".
