@@ -4,9 +4,9 @@
 (`conftui bot: joined ROOM as SOCKETID`), stops it with SIGTERM and loads its JSON report. `describe()` gives the
 bot's log and report for failure messages.
 
-`read_test_card(y)` is the Python twin of `TestCard.decode` (Sources/Engine/Media/TestCardSource.swift): 16 columns
-x 5 rows of black/white blocks at the bottom of the picture holding the frame counter, the capture time and the
-participant with a checksum.
+`read_test_card(y)` is the Python twin of `TestCard.decode` (Sources/Engine/Media/TestCardSource.swift): a strip
+along the bottom eighth of the picture, 40 columns x 2 rows of black/white blocks holding the frame counter, the
+capture time and the participant with a checksum.
 """
 
 from __future__ import annotations
@@ -116,18 +116,20 @@ def _checksum(counter: int, millis: int, participant: int) -> int:
 
 
 def card_band_top(height: int) -> int:
-    return height - (height // 15) * 5 - height // 30
+    return height - (height // 20) * 2 - height // 40
 
 
 def read_test_card(y: numpy.ndarray) -> dict | None:
     """{counter, capture_millis, participant} from a luma plane, or None when there is no valid code band."""
     height, width = y.shape
-    bw, bh = width // 16, height // 15
-    top, left = card_band_top(height), (width - bw * 16) // 2
+    bw, bh = width // 40, height // 20
+    if bw < 2 or bh < 2:
+        return None
+    top, left = card_band_top(height), (width - bw * 40) // 2
     words = [0] * 5
     for i in range(80):
-        x0 = left + (i % 16) * bw + bw // 4
-        y0 = top + (i // 16) * bh + bh // 4
+        x0 = left + (i % 40) * bw + bw // 4
+        y0 = top + (i // 40) * bh + bh // 4
         mean = int(y[y0:y0 + max(1, bh // 2), x0:x0 + max(1, bw // 2)].mean())
         if 90 < mean < 160:
             return None

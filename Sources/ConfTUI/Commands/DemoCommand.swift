@@ -53,7 +53,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
                                        clock: { monotonicSeconds() - start }) { p in
         guard p.videoOn else { return nil }
-        return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex)
+        return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex, name: p.name)
     }
     let app = RoomApp(room: room, server: "simulated", controls: controls, painter: painter,
                       useColor: color != .mono)

@@ -2,7 +2,7 @@ import Engine
 import RoomModel
 
 /// Synthetic video for the simulated room: each fake participant shows its own test card
-/// (its colour, its frame counter), the local tile shows the source `c` switches between.
+/// (its colour, its name, its frame counter), the local tile shows the source `c` switches between.
 /// Frames are made on demand at most `frameRate` times a second per participant.
 final class DemoVideo {
     let width = 160, height = 120
@@ -24,7 +24,7 @@ final class DemoVideo {
     }
 
     /// The current frame of `id` (`local` is the local participant), refreshed at the frame rate.
-    func frame(for id: ParticipantID, isLocal: Bool, index: Int) -> VideoFrame? {
+    func frame(for id: ParticipantID, isLocal: Bool, index: Int, name: String?) -> VideoFrame? {
         let now = clock()
         if let l = latest[id], now - l.at < 1 / frameRate { return l.frame }
         let frame: VideoFrame?
@@ -33,7 +33,7 @@ final class DemoVideo {
         } else {
             if sources[id] == nil {
                 sources[id] = try? TestCardSource(width: width, height: height, frameRate: frameRate,
-                                                  participant: UInt8(truncatingIfNeeded: index), clock: clock)
+                                                  participant: UInt8(truncatingIfNeeded: index), name: name, clock: clock)
             }
             // Under a moving light, so the whole tile moves as a person on camera does.
             frame = (try? sources[id]?.nextFrame()).flatMap { $0 }.map { SweepingLightSource.light($0, at: now) }
