@@ -65,7 +65,8 @@ public final class TestCardSource: VideoSource {
 /// width and 1/20 of the height (8x12 pixels at 320x240), with a black margin of 1/40 of the height
 /// under the rows. Every size is a fixed fraction of the picture, so a card scaled to any size on
 /// the way decodes at that size, and the decoder reads only the middle half of each block, so blur
-/// at block edges from VP8 at low bitrates or from scaling does not matter.
+/// at block edges from VP8 at low bitrates or from scaling does not matter. Its Python twin, for
+/// pictures received by aiortc and Chromium, is Tests/testsupport/card_reader.py: change both together.
 public enum TestCard {
     public struct Code: Sendable, Equatable {
         public var counter: UInt32
