@@ -45,11 +45,6 @@ class LineReader:
                     return None
                 self._changed.wait(remaining)
 
-    def first_line(self, timeout: float) -> str:
-        """The first line ("" if none came within `timeout`)."""
-        match = self.wait_for(re.compile(r"(.*)"), timeout)
-        return match.group(1) if match else ""
-
     def join(self, timeout: float = 5.0) -> None:
         self._thread.join(timeout)
 
