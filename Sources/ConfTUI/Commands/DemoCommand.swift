@@ -45,9 +45,10 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let count = try args.int("simulate", default: 3, range: 1...11)
     let color = try ColorChoice.parse(args.value("color"))
     let start = monotonicSeconds()
-    let video = try DemoVideo(localSource: args.value("camera") ?? "card", clock: { wallClockSeconds() })
+    let localName = LoginName.displayName(args.value("name"))
+    let video = try DemoVideo(localSource: args.value("camera") ?? "card", localName: localName, clock: { wallClockSeconds() })
     var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
-    let room = Room(roomName: "demo", localName: LoginName.displayName(args.value("name")), sourceName: video.local.currentName)
+    let room = Room(roomName: "demo", localName: localName, sourceName: video.local.currentName)
     var controls = RoomApp.Controls()
     controls.nextSource = { video.local.next() }
     let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),

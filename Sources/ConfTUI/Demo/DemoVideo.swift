@@ -12,13 +12,13 @@ final class DemoVideo {
     private var latest: [ParticipantID: (frame: VideoFrame, at: Double)] = [:]
     let local: SourceSwitcher
 
-    init(localSource: String, clock: @escaping @Sendable () -> Double) throws {
+    init(localSource: String, localName: String?, clock: @escaping @Sendable () -> Double) throws {
         self.clock = clock
         let names = SourceCatalog.switchOrder(initial: localSource, cameras: [])
         var entries: [SourceSwitcher.Entry] = []
         for name in names {
             entries.append(.init(name: name, source: try SourceCatalog.open(name, width: 160, height: 120, frameRate: 15,
-                                                                          participant: 0, clock: clock)))
+                                                                          participant: 0, displayName: localName, clock: clock)))
         }
         local = try SourceSwitcher(entries: entries, width: 160, height: 120, clock: clock)
     }
