@@ -17,6 +17,8 @@ import contextlib
 import pathlib
 from typing import Any, Callable
 
+import pytest
+
 from testsupport.processes import tail_lines
 
 
@@ -64,6 +66,8 @@ def evidence_on_failure(*witnesses: Any):
     evidence = Evidence(witnesses)
     try:
         yield evidence
+    except pytest.skip.Exception:
+        raise   # not a failure: nothing to explain
     except BaseException:
         evidence.print_all()
         raise
