@@ -227,7 +227,7 @@ def reference_server(tmp_path: pathlib.Path):
 
 MIN_FRAMES = 10
 # Test cards read: fewer than frames when the shared encoder's bitrate drops (the slowest receiver sets it) and the
-# code band blurs past reading; a rising count and a later counter are what "advancing" means.
+# code strip blurs past reading; a rising count and a later counter are what "advancing" means.
 MIN_CARDS = 3
 
 
@@ -256,7 +256,7 @@ def observe_report(c: Checklist, receiver: str, report: dict | None, base: dict 
         elif s.kind == "aiortc":
             c.check(f"{item}: half-white picture", 90 < video["lumaMean"] < 170 and video["lumaStdDev"] > 60,
                     f"luma {video['lumaMean']:.0f}±{video['lumaStdDev']:.0f}")
-            # Its dark bottom half is no code band (an all-black band used to pass the checksum as participant 0).
+            # Its dark bottom half is no code strip (an all-black strip used to pass the checksum as participant 0).
             c.check(f"{item}: no test card read in it", video.get("testCard") is None, video.get("testCard"))
         else:
             c.check(f"{item}: camera picture not uniform", video["lumaStdDev"] > 5, video)
