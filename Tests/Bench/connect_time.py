@@ -14,28 +14,16 @@ import argparse
 import asyncio
 import os
 import pathlib
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "Interop"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))   # Tests/, for testsupport
 
-LISTENING = re.compile(r"\((ws://127\.0\.0\.1:\d+/)\)")
-
-
-def start_server(binary: str) -> tuple[subprocess.Popen, str]:
-    server = subprocess.Popen([binary, "serve", "--port", "0", "--host", "127.0.0.1", "--log", os.devnull],
-                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
-    line = server.stdout.readline()
-    match = LISTENING.search(line)
-    if not match:
-        server.kill()
-        sys.exit(f"conftui serve did not start: {line!r}")
-    return server, match.group(1)
+from testsupport.aiortc_peer import AiortcPeer, loopback_host_addresses  # noqa: E402
+from testsupport.bot import BotProcess  # noqa: E402
+from testsupport.serve import ServerProcess, conftui_serve_command  # noqa: E402
 
 
 async def wait_for(condition, timeout: float, what: str) -> None:
@@ -48,7 +36,6 @@ async def wait_for(condition, timeout: float, what: str) -> None:
 
 async def bot_offer_time(ws: str, room: str, tmp: pathlib.Path, first) -> float:
     """`first` (a coroutine factory) puts the answerer in the room; then the bot joins and offers."""
-    from bot_process import BotProcess
     answerer = await first()
     bot = BotProcess(ws, room, "offerer", tmp)
     try:
@@ -65,14 +52,14 @@ async def bot_offer_time(ws: str, room: str, tmp: pathlib.Path, first) -> float:
 
 
 async def aiortc_offer_time(ws: str, room: str, first) -> float:
-    from aiortc_peer import AiortcPeer
     answerer = await first()
     offerer = AiortcPeer(ws, room)
     stop = asyncio.Event()
     task = asyncio.ensure_future(offerer.run(stop))
     try:
-        await wait_for(lambda: offerer.connected_after is not None, 15, "aiortc offerer connects")
-        return offerer.connected_after
+        await wait_for(lambda: offerer.seen and offerer.remote().connected_after is not None, 15,
+                       "aiortc offerer connects")
+        return offerer.remote().connected_after
     finally:
         stop.set()
         await asyncio.wait_for(task, 10)
@@ -81,7 +68,6 @@ async def aiortc_offer_time(ws: str, room: str, first) -> float:
 
 class BotInRoom:
     def __init__(self, ws: str, room: str, tmp: pathlib.Path) -> None:
-        from bot_process import BotProcess
         self.bot = BotProcess(ws, room, "answerer", tmp)
 
     async def start(self) -> "BotInRoom":
@@ -94,7 +80,6 @@ class BotInRoom:
 
 class AiortcInRoom:
     def __init__(self, ws: str, room: str) -> None:
-        from aiortc_peer import AiortcPeer
         self.peer = AiortcPeer(ws, room)
         self.stop = asyncio.Event()
 
@@ -132,15 +117,14 @@ def main() -> None:
         sys.exit("give the conftui binary (argument or $CONFTUI_BIN)")
     os.environ["CONFTUI_BIN"] = args.binary
     import aioice.ice
-    from aiortc_peer import loopback_host_addresses
     aioice.ice.get_host_addresses = loopback_host_addresses   # loopback only, like the tests
-    server, ws = start_server(args.binary)
-    try:
-        with tempfile.TemporaryDirectory(prefix="conftui-connect-") as tmp:
-            results = asyncio.run(asyncio.wait_for(measure(ws, args.runs, pathlib.Path(tmp)), 240))
-    finally:
-        server.terminate()
-        server.wait(5)
+    with tempfile.TemporaryDirectory(prefix="conftui-connect-") as tmp:
+        server = ServerProcess(conftui_serve_command(binary=args.binary), "conftui serve",
+                               pathlib.Path(tmp) / "serve.log").start()
+        try:
+            results = asyncio.run(asyncio.wait_for(measure(server.ws_url, args.runs, pathlib.Path(tmp)), 240))
+        finally:
+            server.stop()
     print(f"\ntime from offer to connected on loopback (offerer's view, {args.runs} runs each, one conftui serve)")
     print(f"{'offerer → answerer':<22}{'median ms':>11}{'min ms':>9}{'max ms':>9}")
     for pair, values in results.items():

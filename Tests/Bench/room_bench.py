@@ -24,8 +24,6 @@ import fcntl
 import json
 import os
 import pathlib
-import re
-import signal
 import statistics
 import struct
 import subprocess
@@ -36,11 +34,14 @@ import threading
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "Interop"))
+sys.path.insert(0, str(HERE.parent))   # Tests/, for testsupport
 
-LISTENING = re.compile(r"\((ws://127\.0\.0\.1:\d+/)\)")
+from testsupport.bot import BotProcess  # noqa: E402
+from testsupport.chromium import Chromium  # noqa: E402
+from testsupport.pages import PAGE_READY  # noqa: E402
+from testsupport.serve import ServerProcess, conftui_serve_command  # noqa: E402
+
 TICKS = os.sysconf("SC_CLK_TCK")
-PAGE_READY = "!!(window.conftui && document.readyState === 'complete')"
 
 
 def cpu_seconds(pid: int) -> float:
@@ -150,18 +151,9 @@ def main() -> None:
     if not args.binary:
         sys.exit("usage: room_bench.py CONFTUI_BIN")
     os.environ["CONFTUI_BIN"] = args.binary   # the bots run the same (release) binary as the join
-    from bot_process import BotProcess
-    from chromium import Chromium
-
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="conftui-room-bench-"))
-    server = subprocess.Popen([args.binary, "serve", "--port", "0", "--host", "127.0.0.1", "--log", str(tmp / "serve.log")],
-                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
-    match = LISTENING.search(server.stdout.readline())
-    if not match:
-        server.kill()
-        sys.exit("conftui serve did not start")
-    ws = match.group(1)
-    http = ws.replace("ws://", "http://")
+    server = ServerProcess(conftui_serve_command(binary=args.binary), "conftui serve", tmp / "serve.log").start()
+    ws, http = server.ws_url, server.http_url
     room = "bench"
     bots = [BotProcess(ws, room, name, tmp, "--tone", str(hz), duration=600) for name, hz in (("Ada", 440), ("Grace", 550))]
     chromium = Chromium()
@@ -244,8 +236,7 @@ def main() -> None:
         chromium.close()
         for bot in bots:
             bot.kill()
-        server.send_signal(signal.SIGTERM)
-        server.wait(10)
+        server.stop()
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 - `JoinInTmux`: `conftui join` on its curses screen in a tmux pane (keys in, screen out), with `--report` (rewritten
   every 2 s) and `--log`;
-- `conftui bot` (Tests/Interop/bot_process.py) and the aiortc mesh peer (Tests/Interop/aiortc_mesh_peer.py) come
-  from the interop helpers;
+- `conftui bot` (testsupport.bot) and the aiortc peer in its own process (testsupport.aiortc_process) come from the
+  shared test support;
 - `BrowserInRoom`: a headless Chromium tab on the served page, with `room_probe.js` installed for per-peer audio
   analysis (WebAudio AnalyserNode on each received stream) and pictures (each tile's <video> read on a canvas).
 
@@ -17,27 +17,21 @@ import calendar
 import json
 import pathlib
 import re
-import sys
 import time
 
 import numpy
 
+from testsupport.binaries import conftui_bin
+from testsupport.chromium import CDPError, Chromium, Page
+from testsupport.pages import PAGE_READY
+from testsupport.processes import tail
+from testsupport.reports import read_report
+from testsupport.card_reader import read_test_card
+from testsupport.tmux import TmuxSession
+
 HERE = pathlib.Path(__file__).resolve().parent
-INTEROP = HERE.parent / "Interop"
-sys.path.insert(0, str(INTEROP))
-
-from bot_process import read_test_card  # noqa: E402
-from chromium import CDPError, Chromium, Page  # noqa: E402
-from tmux_session import TmuxSession, conftui_bin  # noqa: E402
-
-PAGE_READY = "!!(window.conftui && document.readyState === 'complete')"
 PROBE_SCRIPT = (HERE / "room_probe.js").read_text()
 LOG_STAMP = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\.(\d{3})Z ")
-
-
-def participant_number(name: str) -> int:
-    """The test-card participant of `--name NAME` (CallOptionsParsing.participantNumber)."""
-    return sum(ord(c) for c in name) % 256
 
 
 def log_time(line: str) -> float | None:
@@ -59,21 +53,6 @@ def logged_at(path: pathlib.Path, needle: str) -> float | None:
         if needle in line:
             return log_time(line)
     return None
-
-
-def read_report(path: pathlib.Path) -> dict | None:
-    """A `--report` file (written to a temporary file and renamed, so never half a report), or None before the first."""
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def tail(path: pathlib.Path, chars: int = 12000) -> str:
-    try:
-        return path.read_text(errors="replace")[-chars:]
-    except OSError:
-        return "(none)"
 
 
 class JoinInTmux:

@@ -3,54 +3,23 @@ and `conftui join` against `conftui serve`, driven in tmux; the reconnect after 
 
 On failure each test prints the screen, the logs and the reports of everyone involved."""
 import json
-import os
 import pathlib
-import re
-import signal
-import socket
-import subprocess
 import tempfile
 import time
 
 import pytest
 
-from tmux_session import TmuxSession, conftui_bin
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def tail(path, lines=40):
-    try:
-        return "\n".join(pathlib.Path(path).read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return f"(no {path})"
+from testsupport.binaries import conftui_bin
+from testsupport.bot import BotProcess
+from testsupport.evidence import LogFile, evidence_on_failure
+from testsupport.processes import free_port
+from testsupport.reports import read_report
+from testsupport.serve import ServerProcess, conftui_serve_command
+from testsupport.tmux import TmuxSession
 
 
 def label_line(screen, needle):
     return next((line for line in screen.splitlines() if needle in line), "")
-
-
-class Serve:
-    """`conftui serve` on a given port (so it can be restarted on the same one)."""
-
-    def __init__(self, port, log):
-        self.port, self.log = port, log
-        self.process = None
-
-    def start(self):
-        self.process = subprocess.Popen([conftui_bin(), "serve", "--port", str(self.port), "--log", str(self.log)],
-                                        stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
-        line = self.process.stdout.readline()
-        assert line.startswith("conftui serve: listening on"), f"serve said {line!r}; log:\n{tail(self.log)}"
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(10)
 
 
 @pytest.fixture
@@ -62,32 +31,23 @@ def workdir():
 @pytest.fixture
 def server(workdir):
     """`conftui serve` on a fixed free port (a test may stop and start it again on the same port)."""
-    serve = Serve(free_port(), workdir / "serve.log")
-    serve.start()
-    serve.url = f"ws://127.0.0.1:{serve.port}/"
+    serve = ServerProcess(conftui_serve_command(port=free_port()), "conftui serve", workdir / "serve.log").start()
     yield serve
     serve.stop()
 
 
-def start_bot(url, room, name, hz, workdir, *extra):
-    bot = subprocess.Popen([conftui_bin(), "bot", url, "--room", room, "--name", name, "--tone", str(hz),
-                            "--host-candidates", "loopback", "--log", str(workdir / f"{name}.log"), *extra],
-                           stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
-    assert bot.stdout.readline().startswith(f"conftui bot: joined {room} as")
+def start_bot(evidence, url, room, name, hz, workdir):
+    bot = evidence.add(BotProcess(url, room, name, workdir, "--tone", str(hz), duration=300))
+    bot.wait_joined()
     return bot
-
-
-def stop_bot(bot):
-    if bot.poll() is None:
-        bot.send_signal(signal.SIGTERM)
-        bot.wait(10)
 
 
 def test_networked_demo_shows_four_live_tiles_within_10_s(workdir):
     log = workdir / "demo.log"
-    s = TmuxSession(f"{conftui_bin()} demo --host-candidates loopback --name Sam --color 256 --log {log}", 120, 40)
-    started = time.monotonic()
-    try:
+    with evidence_on_failure(LogFile("demo log", log, 80)) as evidence:
+        s = TmuxSession(f"{conftui_bin()} demo --host-candidates loopback --name Sam --color 256 --log {log}", 120, 40)
+        evidence.add(s, close=s.close)
+        started = time.monotonic()
         names = ["Ada", "Grace", "Linus"]
 
         def video_in(sc, x0):
@@ -112,28 +72,22 @@ def test_networked_demo_shows_four_live_tiles_within_10_s(workdir):
         assert s.wait_exit(10) == 0
         assert s.modes_restored()
         print(f"four live tiles after {took:.1f} s")
-    except AssertionError:
-        print("--- screen ---\n" + s.capture() + "\n--- demo log ---\n" + tail(log, 80))
-        raise
-    finally:
-        s.close()
 
 
 def test_join_reconnects_after_the_server_restarts_without_ghost_tiles(workdir, server):
-    url = server.url
-    bot_log, join_log, join_report = workdir / "Ada.log", workdir / "join.log", workdir / "join.json"
-    bot = start_bot(url, "r", "Ada", 550, workdir, "--report", str(workdir / "bot.json"))
-    s = None
-    try:
+    url = server.ws_url
+    join_log, join_report = workdir / "join.log", workdir / "join.json"
+    with evidence_on_failure() as evidence:
+        start_bot(evidence, url, "r", "Ada", 550, workdir)
         s = TmuxSession(f"{conftui_bin()} join {url} --room r --name Jay --tone 660 --host-candidates loopback "
                         f"--color 256 --log {join_log} --report {join_report}", 120, 40)
+        evidence.add(s, close=s.close)
+        evidence.add(LogFile("join log", join_log, 60))
+        evidence.add(server)
         s.wait_for(lambda sc: "Ada · connected" in sc and "1 peer " in sc, timeout=10, what="Ada connected")
 
         def frames_from_connected_peer():
-            try:
-                report = json.loads(join_report.read_text())
-            except (OSError, ValueError):
-                return {}
+            report = read_report(join_report) or {"peers": {}}
             return {pid: p["video"]["framesDecoded"] for pid, p in report["peers"].items()
                     if p["transport"]["state"] == "connected"}
 
@@ -177,26 +131,18 @@ def test_join_reconnects_after_the_server_restarts_without_ghost_tiles(workdir, 
         s.send("y")
         assert s.wait_exit(10) == 0
         assert s.modes_restored()
-    except AssertionError:
-        print("--- screen ---\n" + (s.capture() if s else "") + "\n--- join log ---\n" + tail(join_log, 60)
-              + "\n--- bot log ---\n" + tail(bot_log, 40) + "\n--- server log ---\n" + tail(server.log, 40))
-        raise
-    finally:
-        if s:
-            s.close()
-        stop_bot(bot)
 
 
 def test_a_peer_that_vanishes_mid_call_loses_its_tile_and_the_others_keep_going(workdir, server):
-    url = server.url
-    bots = {}
-    s = None
+    url = server.ws_url
     join_log, join_report = workdir / "join.log", workdir / "join.json"
-    try:
-        for name, hz in (("Ada", 440), ("Grace", 550)):
-            bots[name] = start_bot(url, "v", name, hz, workdir)
+    with evidence_on_failure() as evidence:
+        bots = {name: start_bot(evidence, url, "v", name, hz, workdir) for name, hz in (("Ada", 440), ("Grace", 550))}
         s = TmuxSession(f"{conftui_bin()} join {url} --room v --name Jay --host-candidates loopback --color 256 "
                         f"--log {join_log} --report {join_report}", 120, 40)
+        evidence.add(s, close=s.close)
+        evidence.add(LogFile("join log", join_log, 60))
+        evidence.add(server)
         s.wait_for(lambda sc: "Ada · connected" in sc and "Grace · connected" in sc and "2 peers" in sc,
                    timeout=10, what="both bots connected")
         bots["Ada"].kill()   # SIGKILL: no goodbye; the server sees the socket drop
@@ -205,10 +151,7 @@ def test_a_peer_that_vanishes_mid_call_loses_its_tile_and_the_others_keep_going(
         print(f"tile gone {time.monotonic() - killed:.2f} s after the kill")
 
         def grace_frames():
-            try:
-                report = json.loads(join_report.read_text())
-            except (OSError, ValueError):
-                return 0
+            report = read_report(join_report) or {"peers": {}}
             return max((p["video"]["framesDecoded"] for p in report["peers"].values()
                         if p["transport"]["state"] == "connected"), default=0)
 
@@ -219,12 +162,3 @@ def test_a_peer_that_vanishes_mid_call_loses_its_tile_and_the_others_keep_going(
         assert "Grace · connected" in s.capture()
         s.send("q")
         assert s.wait_exit(10) == 0
-    except AssertionError:
-        print("--- screen ---\n" + (s.capture() if s else "") + "\n--- join log ---\n" + tail(join_log, 60)
-              + "\n--- server log ---\n" + tail(server.log, 40))
-        raise
-    finally:
-        if s:
-            s.close()
-        for b in bots.values():
-            stop_bot(b)

@@ -4,7 +4,8 @@ import re
 import time
 import pytest
 
-from tmux_session import TmuxSession, conftui_bin
+from testsupport.binaries import conftui_bin
+from testsupport.tmux import TmuxSession
 
 WIDTH, HEIGHT = 120, 40
 SGR = re.compile(r"\x1b\[[0-9;:]*m")

@@ -6,7 +6,7 @@ The room, on loopback through `conftui serve`:
 - Bea: `conftui bot`, test card (participant 8), 560 Hz (the tones sit on the 20 Hz grid of the receivers' coarse
   frequency scan: AudioAnalysis.dominantFrequency at this commit misreads 550 Hz through Opus).
 - Cyd: `conftui bot`, test card (participant 32), 660 Hz.
-- aiortc: a mesh SkyRTC client in its own process (Tests/Interop/aiortc_mesh_peer.py), half-white picture
+- aiortc: a mesh SkyRTC client in its own process (testsupport.aiortc_process), half-white picture
   (10 frames/s), 880 Hz.
 - Chromium: the served page in headless Chromium with its fake camera (10 frames/s) and fake microphone beep.
 Every receiver must get every other participant's video and audio, checked by content: test-card counters advancing
@@ -34,32 +34,19 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib.util
 import pathlib
-import sys
 import time
 
 import pytest
 
-from room_participants import INTEROP, BrowserInRoom, JoinInTmux, logged_at, participant_number, read_report
-from tmux_session import conftui_bin
-
-sys.path.insert(0, str(INTEROP))
-from aiortc_mesh_peer import AiortcMeshProcess  # noqa: E402
-from bot_process import CARD_COLOURS, BotProcess  # noqa: E402
-from chromium import Chromium  # noqa: E402
-
-
-def _interop_conftest():
-    """Tests/Interop/conftest.py, for its server runner (a conftest is not importable by name from elsewhere)."""
-    spec = importlib.util.spec_from_file_location("interop_conftest", INTEROP / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module   # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-running_server = _interop_conftest().running_server
+from room_participants import BrowserInRoom, JoinInTmux, logged_at
+from testsupport.aiortc_process import AiortcProcess
+from testsupport.bot import BotProcess, bot_participant
+from testsupport.chromium import Chromium
+from testsupport.evidence import evidence_on_failure
+from testsupport.reports import read_report
+from testsupport.serve import conftui_serve_command, reference_server_command, running_server
+from testsupport.card_reader import CARD_COLOURS
 
 FIRST_MEDIA_TIMEOUT = 40.0     # from the last join until every receiver has had everyone's media (10 connections)
 STEP_TIMEOUT = 20.0            # for each key's effect to show at every receiver
@@ -81,7 +68,7 @@ class Sender:
 
     @property
     def participant(self) -> int:
-        return participant_number(self.key)
+        return bot_participant(self.key)
 
 
 def near(value, target: float, tolerance: float = TONE_TOLERANCE) -> bool:
@@ -137,7 +124,7 @@ class Room:
         self.server, self.tmp_path, self.room = server, tmp_path, room
         self.joins: dict[str, JoinInTmux] = {}
         self.bots: dict[str, BotProcess] = {}
-        self.aiortc: AiortcMeshProcess | None = None
+        self.aiortc: AiortcProcess | None = None
         self.browser: Chromium | None = None
         self.page: BrowserInRoom | None = None
         self.senders: list[Sender] = []
@@ -164,7 +151,7 @@ class Room:
         return bot
 
     def start_aiortc(self) -> None:
-        self.aiortc = AiortcMeshProcess(self.server.ws_url, self.room or "", AIORTC_TONE, self.tmp_path)
+        self.aiortc = AiortcProcess(self.server.ws_url, self.room or "", AIORTC_TONE, self.tmp_path)
         self.senders.append(Sender("aiortc", "aiortc", self.aiortc.wait_joined(), AIORTC_TONE))
 
     def start_page(self) -> None:
@@ -225,23 +212,13 @@ def room_of(tmp_path):
             room.close()
 
 
-@contextlib.contextmanager
-def explained(room: Room):
-    try:
-        yield
-    except BaseException:
-        print(room.describe())
-        raise
-
-
 def conftui_serve(tmp_path: pathlib.Path, *flags: str):
-    return running_server((conftui_bin(), "serve", "--port", "0", "--host", "127.0.0.1", *flags),
-                          f"conftui serve {' '.join(flags)}".strip(), tmp_path / "server.log")
+    return running_server(conftui_serve_command(*flags), f"conftui serve {' '.join(flags)}".strip(),
+                          tmp_path / "server.log")
 
 
 def reference_server(tmp_path: pathlib.Path):
-    return running_server((sys.executable, str(INTEROP / "skyrtc_reference_server.py"), "--host", "127.0.0.1",
-                           "--port", "0", "--verbose"), "reference SkyRTC server", tmp_path / "server.log")
+    return running_server(reference_server_command(), "reference SkyRTC server", tmp_path / "server.log")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -250,7 +227,7 @@ def reference_server(tmp_path: pathlib.Path):
 
 MIN_FRAMES = 10
 # Test cards read: fewer than frames when the shared encoder's bitrate drops (the slowest receiver sets it) and the
-# code band blurs past reading; a rising count and a later counter are what "advancing" means.
+# code strip blurs past reading; a rising count and a later counter are what "advancing" means.
 MIN_CARDS = 3
 
 
@@ -279,7 +256,7 @@ def observe_report(c: Checklist, receiver: str, report: dict | None, base: dict 
         elif s.kind == "aiortc":
             c.check(f"{item}: half-white picture", 90 < video["lumaMean"] < 170 and video["lumaStdDev"] > 60,
                     f"luma {video['lumaMean']:.0f}±{video['lumaStdDev']:.0f}")
-            # Its dark bottom half is no code band (an all-black band used to pass the checksum as participant 0).
+            # Its dark bottom half is no code strip (an all-black strip used to pass the checksum as participant 0).
             c.check(f"{item}: no test card read in it", video.get("testCard") is None, video.get("testCard"))
         else:
             c.check(f"{item}: camera picture not uniform", video["lumaStdDev"] > 5, video)
@@ -558,7 +535,7 @@ def test_five_participants_see_and_hear_each_other_and_follow_mute_camera_and_le
     started = time.monotonic()
     with conftui_serve(tmp_path) as server:
         room = room_of(server, "five")
-        with explained(room):
+        with evidence_on_failure(room):
             ada = room.start_join("Ada", 440)
             room.start_bot("Bea", 560)
             room.start_bot("Cyd", 660)
@@ -602,7 +579,7 @@ def test_the_room_through_a_server_that_behaves_like_the_original(room_of, tmp_p
                       else reference_server(tmp_path))
     with server_context as server:
         room = room_of(server, None)   # no --room, no fragment: the original's "__default" room
-        with explained(room):
+        with evidence_on_failure(room):
             ada = room.start_join("Ada", 440)
             room.start_bot("Cyd", 660)
             room.start_aiortc()

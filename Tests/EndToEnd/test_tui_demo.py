@@ -4,7 +4,8 @@ import re
 import signal
 import pytest
 
-from tmux_session import TmuxSession, conftui_bin
+from testsupport.binaries import conftui_bin
+from testsupport.tmux import TmuxSession
 
 NAMES = ["Ada", "Grace", "Linus", "Radia"]
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import time
 
-from bot_process import BotProcess
-from chromium import Chromium, Page
-from test_browser_pair import PAGE_READY, print_failure, wait_until
+from testsupport.bot import BotProcess
+from testsupport.chromium import Chromium, Page
+from testsupport.evidence import evidence_on_failure
+from testsupport.pages import PAGE_READY, PagesEvidence, wait_until
 
 MEDIA_TIMEOUT = 20.0
 
@@ -23,17 +24,16 @@ def page_peer(state: dict, bot_id: str) -> dict | None:
 def run_with_chromium(signaling_server, chromium: Chromium, tmp_path, bot_first: bool, *bot_flags: str) -> None:
     room = f"chromium-{'bot-first' if bot_first else 'bot-last'}"
     pages: list[Page] = []
-    bot: BotProcess | None = None
-    try:
+    with evidence_on_failure(PagesEvidence(pages), signaling_server, chromium) as evidence:
         url = f"{signaling_server.http_url}#{room}"
         if bot_first:
-            bot = BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path, *bot_flags)
+            bot = evidence.add(BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path, *bot_flags))
             bot.wait_joined()
             pages.append(chromium.new_page(url, "browser", PAGE_READY))
         else:
             pages.append(chromium.new_page(url, "browser", PAGE_READY))
             wait_until(pages, lambda s: s[0]["you"] is not None and s[0]["media"] is not None, 10, "the page joins")
-            bot = BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path, *bot_flags)
+            bot = evidence.add(BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path, *bot_flags))
             bot.wait_joined()
         bot_id = bot.socket_id
 
@@ -80,12 +80,6 @@ def run_with_chromium(signaling_server, chromium: Chromium, tmp_path, bot_first:
               f"{after['audioLevel']}; bot decoded {video['framesDecoded']} frames {video['width']}x{video['height']} "
               f"(luma {video['lumaMean']:.0f}±{video['lumaStdDev']:.0f}), audio peak {audio['peakLevel']:.3f} "
               f"{audio.get('dominantFrequency')} Hz; {transport['srtpProfile']}, pair {transport['selectedPair']}")
-    except BaseException:
-        print_failure(chromium, signaling_server, pages, bot)
-        raise
-    finally:
-        if bot is not None:
-            bot.kill()
 
 
 def test_bot_answers_chromium(signaling_server, chromium, tmp_path):

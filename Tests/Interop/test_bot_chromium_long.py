@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import time
 
-from bot_process import BotProcess
-from chromium import Chromium, Page
-from test_browser_pair import PAGE_READY, print_failure, wait_until
+from testsupport.bot import BotProcess
+from testsupport.chromium import Chromium, Page
+from testsupport.evidence import evidence_on_failure
+from testsupport.pages import PAGE_READY, PagesEvidence, wait_until
 
 MEDIA_TIMEOUT = 20.0
 WINDOW = 5.0            # seconds between samples
@@ -112,14 +113,19 @@ def open_recorded_page(chromium: Chromium, url: str) -> Page:
 
 def test_bot_video_decodes_in_chromium_for_a_minute(signaling_server, chromium, tmp_path):
     room = "chromium-long"
-    page: Page | None = None
-    bot: BotProcess | None = None
+    pages: list[Page] = []
     samples: list[dict] = []
     keyframe_request: dict | None = None
-    try:
-        bot = BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path, duration=150.0)
+
+    def samples_so_far() -> str:
+        return ("\n===== samples (Chromium getStats every 5 s) =====\n" + "\n".join(json.dumps(s) for s in samples)
+                + f"\nkeyframe request: {keyframe_request}")
+
+    with evidence_on_failure(samples_so_far, PagesEvidence(pages), signaling_server, chromium) as evidence:
+        bot = evidence.add(BotProcess(signaling_server.ws_url, room, "card-bot", tmp_path, duration=150.0))
         bot.wait_joined()
         page = open_recorded_page(chromium, f"{signaling_server.http_url}#{room}")
+        pages.append(page)
         bot_id = bot.socket_id
 
         def decoding(states: list[dict]) -> bool:
@@ -202,13 +208,3 @@ def test_bot_video_decodes_in_chromium_for_a_minute(signaling_server, chromium, 
               f"{report['local']['keyframesEncoded']} keyframes; bot decoded {video['framesDecoded']} frames "
               f"{video['width']}x{video['height']} ({video['framesPerSecond']:.0f} fps at the end, "
               f"{video['freezes']} freezes)")
-    except BaseException:
-        print("\n===== samples (Chromium getStats every 5 s) =====")
-        for s in samples:
-            print(json.dumps(s))
-        print("keyframe request:", keyframe_request)
-        print_failure(chromium, signaling_server, [page] if page is not None else [], bot)
-        raise
-    finally:
-        if bot is not None:
-            bot.kill()

@@ -16,7 +16,8 @@ import time
 
 from websockets.asyncio.client import connect
 
-from bot_process import BotProcess, bot_participant
+from testsupport.bot import BotProcess, bot_participant
+from testsupport.evidence import evidence_on_failure
 
 HUGE = 70_000
 
@@ -87,16 +88,16 @@ async def hostile_member(ws_url: str, room: str, target: str, seen: list[str]) -
 
 def test_hostile_offers_do_not_stop_the_bot(signaling_server, tmp_path):
     room = "hostile"
-    target = BotProcess(signaling_server.ws_url, room, "target", tmp_path, "--tone", "440")
-    second = None
-    try:
+    with evidence_on_failure(signaling_server) as evidence:
+        target = evidence.add(BotProcess(signaling_server.ws_url, room, "target", tmp_path, "--tone", "440"))
         target_id = target.wait_joined()
         seen: list[str] = []
         answered = asyncio.run(hostile_member(signaling_server.ws_url, room, target_id, seen))
         assert target.process.poll() is None, f"the bot died (exit {target.process.returncode})"
         assert answered, f"the bot did not answer a well-formed offer after the crashers; events seen {seen}"
 
-        second = BotProcess(signaling_server.ws_url, room, "second", tmp_path, "--tone", "660", "--camera", "card")
+        second = evidence.add(BotProcess(signaling_server.ws_url, room, "second", tmp_path, "--tone", "660",
+                                         "--camera", "card"))
         second_id = second.wait_joined()
         time.sleep(3.5)
         assert target.process.poll() is None, f"the bot died (exit {target.process.returncode})"
@@ -120,14 +121,3 @@ def test_hostile_offers_do_not_stop_the_bot(signaling_server, tmp_path):
         print(f"hostile peer: bot answered after the crashers; cards seen "
               f"{target_report['peers'][second_id]['video']['testCard']} / "
               f"{second_report['peers'][target_id]['video']['testCard']}")
-    except BaseException:
-        for bot in (target, second):
-            if bot is not None:
-                bot.kill()
-                print(bot.describe())
-        print(f"===== signaling server =====\n{signaling_server.log_tail()}")
-        raise
-    finally:
-        for bot in (target, second):
-            if bot is not None:
-                bot.kill()

@@ -9,7 +9,8 @@ from __future__ import annotations
 import signal
 import time
 
-from bot_process import BotProcess, bot_participant
+from testsupport.bot import BotProcess, bot_participant
+from testsupport.evidence import evidence_on_failure
 
 
 def wait_connected_media(seconds: float) -> None:
@@ -17,11 +18,11 @@ def wait_connected_media(seconds: float) -> None:
 
 
 def test_two_bots_see_and_hear_each_other(signaling_server, tmp_path):
-    first = BotProcess(signaling_server.ws_url, "pair", "first", tmp_path, "--tone", "440")
-    second = None
-    try:
+    with evidence_on_failure(signaling_server) as evidence:
+        first = evidence.add(BotProcess(signaling_server.ws_url, "pair", "first", tmp_path, "--tone", "440"))
         first_id = first.wait_joined()
-        second = BotProcess(signaling_server.ws_url, "pair", "second", tmp_path, "--tone", "660", "--camera", "card")
+        second = evidence.add(BotProcess(signaling_server.ws_url, "pair", "second", tmp_path, "--tone", "660",
+                                         "--camera", "card"))
         second_id = second.wait_joined()
         wait_connected_media(3.0)
         second_report = second.stop(signal.SIGINT)
@@ -44,25 +45,13 @@ def test_two_bots_see_and_hear_each_other(signaling_server, tmp_path):
         print(f"bot pair: offerer connected in {second_report['peers'][first_id]['timeToConnected'] * 1000:.0f} ms; "
               f"cards seen {first_report['peers'][second_id]['video']['testCard']} / "
               f"{second_report['peers'][first_id]['video']['testCard']}")
-    except BaseException:
-        for bot in (first, second):
-            if bot is not None:
-                bot.kill()
-                print(bot.describe())
-        print(f"===== signaling server =====\n{signaling_server.log_tail()}")
-        raise
-    finally:
-        for bot in (first, second):
-            if bot is not None:
-                bot.kill()
 
 
 def test_muted_bot_without_video_is_silence_and_no_picture(signaling_server, tmp_path):
-    listener = BotProcess(signaling_server.ws_url, "quiet", "listener", tmp_path)
-    quiet = None
-    try:
+    with evidence_on_failure(signaling_server) as evidence:
+        listener = evidence.add(BotProcess(signaling_server.ws_url, "quiet", "listener", tmp_path))
         listener.wait_joined()
-        quiet = BotProcess(signaling_server.ws_url, "quiet", "quiet", tmp_path, "--muted", "--no-video")
+        quiet = evidence.add(BotProcess(signaling_server.ws_url, "quiet", "quiet", tmp_path, "--muted", "--no-video"))
         quiet_id = quiet.wait_joined()
         time.sleep(2.5)
         listener_report = listener.stop()
@@ -77,13 +66,3 @@ def test_muted_bot_without_video_is_silence_and_no_picture(signaling_server, tmp
         # The other direction is unaffected: the quiet bot still sees and hears the listener.
         (back,) = quiet_report["peers"].values()
         assert back["video"]["framesDecoded"] >= 20 and abs(back["audio"]["dominantFrequency"] - 440) < 10, back
-    except BaseException:
-        for bot in (listener, quiet):
-            if bot is not None:
-                bot.kill()
-                print(bot.describe())
-        raise
-    finally:
-        for bot in (listener, quiet):
-            if bot is not None:
-                bot.kill()

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from conftest import server_choice
+from testsupport.serve import server_choice
 
 FOREIGN_PAGE = b"<!doctype html><title>elsewhere</title><p>some other site</p>"
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import urllib.request
 
 import pytest
 
 from browser_page import PageAssemblyError, inline_page, load_browser_page
-from conftest import LISTENING_LINE
-from test_browser_pair import explain_failure, open_pages, wait_until
+from testsupport.evidence import evidence_on_failure
+from testsupport.pages import PagesEvidence, open_pages, wait_until
+from testsupport.serve import conftui_serve_command, running_server
 
 
 def _get(url: str) -> tuple[int, str, str]:
@@ -33,19 +33,11 @@ def test_the_binary_serves_the_built_files_from_anywhere(tmp_path):
     shutil.copy2(binary, copy)
     empty = tmp_path / "empty"
     empty.mkdir()
-    process = subprocess.Popen([str(copy), "serve", "--host", "127.0.0.1", "--port", "0"], cwd=empty,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = process.stdout.readline()
-        match = LISTENING_LINE.match(line)
-        assert match, f"no 'listening on' line: {line!r}"
-        status, content_type, body = _get(match.group(1))
+    with running_server(conftui_serve_command(binary=str(copy)), "a copy of conftui serve", tmp_path / "serve.log",
+                        cwd=empty) as server:
+        status, content_type, body = _get(server.http_url)
         assert status == 200 and content_type.startswith("text/html")
         assert body == load_browser_page()
-    finally:
-        process.terminate()
-        process.wait(5)
-        process.stdout.close()
 
 
 def test_the_stylesheet_and_script_named_on_their_own_line_are_inlined(tmp_path):
@@ -107,7 +99,7 @@ def test_display_names_from_the_url_reach_the_other_pages(signaling_server, chro
     # them, and then every tile shows the short socketId.
     carries_names = "reference" not in signaling_server.description
     pages = []
-    with explain_failure(chromium, signaling_server, pages):
+    with evidence_on_failure(PagesEvidence(pages), signaling_server, chromium):
         base = signaling_server.http_url
         pages += open_pages(chromium, base + "?name=Zoe#names", ["Zoe"])
         pages += open_pages(chromium, base + "?name=%1B%5B2J%E2%80%AEMal#names", ["hostile"])

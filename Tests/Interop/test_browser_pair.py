@@ -8,48 +8,17 @@ On failure the test prints every page's state, `conftui.log`, console, the serve
 
 from __future__ import annotations
 
-import contextlib
 import json
 import socket
 import time
-from typing import Callable
 
-from chromium import CDPError, Chromium, Page
+from testsupport.chromium import Chromium, Page
+from testsupport.evidence import evidence_on_failure
+from testsupport.pages import FIRST_MEDIA_TIMEOUT, PAGE_READY, PagesEvidence, open_pages, states_of, wait_until
 
-FIRST_MEDIA_TIMEOUT = 20.0   # seconds from the last page load until every peer decodes video and gets audio
-PAGE_READY = "!!(window.conftui && document.readyState === 'complete')"
 # Growth of inbound totalAudioEnergy over one second that means sound, not silence. Measured here: silence
 # (Opus of zeros) about 1e-9/s, the synthetic tone about 6e-3/s, Chromium's fake microphone about 0.2/s.
 AUDIBLE_ENERGY = 1e-4
-
-
-def open_pages(browser: Chromium, url: str, names: list[str]) -> list[Page]:
-    """Loads `url` in one tab per name, in order, waiting for each page's own signaling join before the next.
-
-    Waiting for `you` keeps the join order (and so who offers to whom) deterministic.
-    """
-    pages = []
-    for name in names:
-        page = browser.new_page(url, name, PAGE_READY)
-        pages.append(page)
-        wait_until(pages, lambda states: states[-1]["you"] is not None, 10.0, f"{name} joins the room")
-    return pages
-
-
-def states_of(pages: list[Page]) -> list[dict]:
-    return [page.evaluate("conftui.state()") for page in pages]
-
-
-def wait_until(pages: list[Page], condition: Callable[[list[dict]], bool], timeout: float, what: str) -> list[dict]:
-    deadline = time.monotonic() + timeout
-    while True:
-        states = states_of(pages)
-        if condition(states):
-            return states
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting until {what}; last states:\n"
-                                 + json.dumps(states, indent=1))
-        time.sleep(0.25)
 
 
 def receives_media(peer: dict) -> bool:
@@ -87,34 +56,6 @@ def assert_local_pairs(states: list[dict]) -> None:
                 assert is_local_address(address), f"selected pair {pair} uses non-local address {address}"
 
 
-def print_failure(browser: Chromium, server, pages: list[Page], bot=None) -> None:
-    """Everything needed to see why a test with browsers failed (pytest shows it under 'Captured stdout'): each
-    page's state, log and console, the bot's own log and report (stopping it first), the server log, Chromium's output."""
-    for page in pages:
-        print(f"\n===== page {page.name} =====")
-        try:
-            print("state:", json.dumps(page.evaluate("conftui.state()", timeout=5), indent=1))
-            print("conftui.log:\n  " + "\n  ".join(page.evaluate("conftui.log", timeout=5)))
-        except CDPError as error:
-            print("page hook unavailable:", error)
-        print("console:\n  " + "\n  ".join(page.console))
-    if bot is not None:
-        bot.kill()
-        print(bot.describe())
-    print(f"\n===== signaling server ({server.description}) log =====\n{server.log_tail()}")
-    print(f"\n===== chromium output =====\n{browser.output_tail()}")
-
-
-@contextlib.contextmanager
-def explain_failure(browser: Chromium, server, pages: list[Page]):
-    """On any failure, prints everything needed to see why."""
-    try:
-        yield
-    except BaseException:
-        print_failure(browser, server, pages)
-        raise
-
-
 def click(page: Page, button_id: str) -> None:
     page.evaluate(f"document.getElementById({json.dumps(button_id)}).click()")
 
@@ -122,7 +63,7 @@ def click(page: Page, button_id: str) -> None:
 def assert_pair_sees_and_hears(server, browser: Chromium, room: str) -> None:
     pages: list[Page] = []
     started = time.monotonic()
-    with explain_failure(browser, server, pages):
+    with evidence_on_failure(PagesEvidence(pages), server, browser):
         pages += open_pages(browser, f"{server.http_url}#{room}", ["A", "B"])
         first = wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "both decode video and receive audio")
         a, b = first
@@ -162,7 +103,7 @@ def test_two_browsers_through_the_patched_reference_server(reference_server_with
 
 def test_leave_removes_the_peer_and_rejoin_reconnects(signaling_server, chromium):
     pages: list[Page] = []
-    with explain_failure(chromium, signaling_server, pages):
+    with evidence_on_failure(PagesEvidence(pages), signaling_server, chromium):
         pages += open_pages(chromium, signaling_server.http_url + "#leave", ["A", "B"])
         a, b = pages
         wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "both receive media")
@@ -198,7 +139,7 @@ def tile_layout(page: Page) -> list[dict]:
 def test_four_peers_are_tiled_three_per_row(signaling_server, chromium):
     pages: list[Page] = []
     names = ["A", "B", "C", "D"]
-    with explain_failure(chromium, signaling_server, pages):
+    with evidence_on_failure(PagesEvidence(pages), signaling_server, chromium):
         pages += open_pages(chromium, signaling_server.http_url + "#grid", names)
         for page in pages:
             page.set_viewport(1000, 700)
@@ -224,7 +165,7 @@ def test_a_browser_without_camera_sends_a_synthetic_picture_and_tone(signaling_s
     deviceless = Chromium(omit_flags=("--use-fake-device-for-media-stream",))
     pages: list[Page] = []
     try:
-        with explain_failure(deviceless, signaling_server, pages):
+        with evidence_on_failure(PagesEvidence(pages), signaling_server, deviceless):
             pages += open_pages(chromium, signaling_server.http_url + "#synthetic", ["camera"])
             pages += open_pages(deviceless, signaling_server.http_url + "#synthetic", ["synthetic"])
             camera, synthetic = wait_until(pages, full_mesh_with_media, FIRST_MEDIA_TIMEOUT, "media both ways")
@@ -263,7 +204,7 @@ def test_a_newcomer_whose_camera_is_slow_offers_only_to_the_earlier_peers(signal
     """
     pages: list[Page] = []
     url = signaling_server.http_url + "#slowcam"
-    with explain_failure(chromium, signaling_server, pages):
+    with evidence_on_failure(PagesEvidence(pages), signaling_server, chromium):
         pages += open_pages(chromium, url, ["B"])
         a = chromium.new_page(None, "A")
         a.call("Page.addScriptToEvaluateOnNewDocument", {"source": GATED_GET_USER_MEDIA})

@@ -15,9 +15,9 @@ import time
 
 from websockets.asyncio.server import ServerConnection, serve
 
-from chromium import Chromium
 from skyrtc_reference_server import make_page_responder
-from test_browser_pair import PAGE_READY
+from testsupport.chromium import Chromium
+from testsupport.pages import PAGE_READY
 
 HOSTILE_ID = '<img src=x onerror="window.pwned=1">'
 HOSTILE_ME = "<b id=bold>me</b>"

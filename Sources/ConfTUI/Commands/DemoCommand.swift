@@ -45,9 +45,10 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let count = try args.int("simulate", default: 3, range: 1...11)
     let color = try ColorChoice.parse(args)
     let start = monotonicSeconds()
-    let video = try DemoVideo(localSource: args.value("camera") ?? "card", clock: { wallClockSeconds() })
+    let localName = LoginName.displayName(args.value("name"))
+    let video = try DemoVideo(localSource: args.value("camera") ?? "card", localName: localName, clock: { wallClockSeconds() })
     var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
-    let room = Room(roomName: "demo", localName: LoginName.displayName(args.value("name")), sourceName: video.local.currentName)
+    let room = Room(roomName: "demo", localName: localName, sourceName: video.local.currentName)
     // No engine here: the simulated media does at once what a key asks and reports it back like the real call does.
     let reports = LocalMediaReports()
     var controls = RoomApp.Controls()
@@ -61,7 +62,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
                                        clock: { monotonicSeconds() - start }) { p in
         guard p.videoOn else { return nil }
-        return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex)
+        return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex, name: p.name)
     }
     let app = RoomApp(room: room, server: "simulated", controls: controls, painter: painter,
                       useColor: color.allowsColor)

@@ -2,7 +2,7 @@ import Engine
 import RoomModel
 
 /// Synthetic video for the simulated room: each fake participant shows its own test card
-/// (its colour, its frame counter), the local tile shows the source `c` switches between.
+/// (its colour, its name, its frame counter), the local tile shows the source `c` switches between.
 /// Frames are made on demand at most `frameRate` times a second per participant.
 final class DemoVideo {
     let width = 160, height = 120
@@ -12,19 +12,19 @@ final class DemoVideo {
     private var latest: [ParticipantID: (frame: VideoFrame, at: Double)] = [:]
     let local: SourceSwitcher
 
-    init(localSource: String, clock: @escaping @Sendable () -> Double) throws {
+    init(localSource: String, localName: String?, clock: @escaping @Sendable () -> Double) throws {
         self.clock = clock
         let names = SourceCatalog.switchOrder(initial: localSource, cameras: [])
         var entries: [SourceSwitcher.Entry] = []
         for name in names {
             entries.append(.init(name: name, source: try SourceCatalog.open(name, width: 160, height: 120, frameRate: 15,
-                                                                          participant: 0, clock: clock)))
+                                                                          participant: 0, displayName: localName, clock: clock)))
         }
         local = try SourceSwitcher(entries: entries, width: 160, height: 120, clock: clock)
     }
 
     /// The current frame of `id` (`local` is the local participant), refreshed at the frame rate.
-    func frame(for id: ParticipantID, isLocal: Bool, index: Int) -> VideoFrame? {
+    func frame(for id: ParticipantID, isLocal: Bool, index: Int, name: String?) -> VideoFrame? {
         let now = clock()
         if let l = latest[id], now - l.at < 1 / frameRate { return l.frame }
         let frame: VideoFrame?
@@ -33,7 +33,7 @@ final class DemoVideo {
         } else {
             if sources[id] == nil {
                 sources[id] = try? TestCardSource(width: width, height: height, frameRate: frameRate,
-                                                  participant: UInt8(truncatingIfNeeded: index), clock: clock)
+                                                  participant: UInt8(truncatingIfNeeded: index), name: name, clock: clock)
             }
             // Under a moving light, so the whole tile moves as a person on camera does.
             frame = (try? sources[id]?.nextFrame()).flatMap { $0 }.map { SweepingLightSource.light($0, at: now) }

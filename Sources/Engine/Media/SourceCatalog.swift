@@ -18,22 +18,23 @@ public enum SourceCatalog {
         name == "auto" ? (cameras.first ?? "card") : name
     }
 
-    /// Opens a source by name. `participant` picks the test card's colour.
+    /// Opens a source by name. `participant` picks the test card's colour; `displayName` is the name the card shows.
     public static func open(_ name: String, width: Int, height: Int, frameRate: Double, participant: UInt8 = 0,
-                            clock: @escaping @Sendable () -> Double) throws(EngineError) -> VideoSource {
+                            displayName: String? = nil, clock: @escaping @Sendable () -> Double) throws(EngineError) -> VideoSource {
         switch name {
         case "card":
-            return try TestCardSource(width: width, height: height, frameRate: frameRate, participant: participant, clock: clock)
+            return try TestCardSource(width: width, height: height, frameRate: frameRate, participant: participant,
+                                      name: displayName, clock: clock)
         case "demo-card":
             return SweepingLightSource(try TestCardSource(width: width, height: height, frameRate: frameRate,
-                                                          participant: participant, clock: clock), clock: clock)
+                                                          participant: participant, name: displayName, clock: clock), clock: clock)
         case "bars":
             return try ColorBarsSource(width: width, height: height, frameRate: frameRate)
         case "clock":
             return try ClockSource(width: width, height: height, frameRate: frameRate, clock: clock)
         case "auto":
             return try open(resolve(name, cameras: V4L2Camera.list().map(\.path)), width: width, height: height,
-                            frameRate: frameRate, participant: participant, clock: clock)
+                            frameRate: frameRate, participant: participant, displayName: displayName, clock: clock)
         default:
             if name.hasPrefix("file:") {
                 return try LoopingFileSource(path: String(name.dropFirst(5)))

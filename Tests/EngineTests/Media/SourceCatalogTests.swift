@@ -20,6 +20,17 @@ import Glibc
     #expect(throws: EngineError.self) { try SourceCatalog.open("webcam", width: 160, height: 120, frameRate: 15, clock: { 0 }) }
 }
 
+@Test func theCardsShowTheDisplayNameTheyAreOpenedWith() throws {
+    for source in ["card", "demo-card"] {
+        let named = try SourceCatalog.open(source, width: 160, height: 120, frameRate: 15, displayName: "Ada", clock: { 10 })
+        let plain = try SourceCatalog.open(source, width: 160, height: 120, frameRate: 15, clock: { 10 })
+        let a = try #require(try named.nextFrame()), b = try #require(try plain.nextFrame())
+        #expect(a.y != b.y, "\(source): the name is drawn")
+        // Above the code strip only: both still carry the same code.
+        #expect(Array(a.y[(TestCard.bandTop(120) * a.yStride)...]) == Array(b.y[(TestCard.bandTop(120) * b.yStride)...]))
+    }
+}
+
 @Test func aFileSourceLoopsWithIncreasingTimestamps() throws {
     let path = "/tmp/conftui-test-\(getpid()).y4m"
     var bytes = Array("YUV4MPEG2 W4 H2 F10:1 C420jpeg\n".utf8)

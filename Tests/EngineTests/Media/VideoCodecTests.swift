@@ -52,15 +52,18 @@ private func meanPlane(_ p: [UInt8], stride: Int, x: Int, y: Int, w: Int, h: Int
     return Double(sum) / Double(w * h)
 }
 
-@Test func vp8RoundTripAt150kbpsKeepsTheTestCardReadableAndItsColour() throws {
+/// The sizes conftui sends and a low bitrate for each (the pipeline's own floor under congestion is 30 kbps at any size).
+@Test(arguments: [(320, 240, 150), (320, 240, 60), (640, 480, 200), (1280, 720, 400)])
+func vp8RoundTripAtALowBitrateKeepsTheTestCardReadableAndItsColour(size: (Int, Int, Int)) throws {
+    let (width, height, kbps) = size
     let clock = FakeClock(start: 5_000, step: 1.0 / 15)
-    let card = try TestCardSource(width: 320, height: 240, participant: 1, clock: { clock() })
-    let encoder = try VP8Encoder(width: 320, height: 240, bitrateKbps: 150)
+    let card = try TestCardSource(width: width, height: height, participant: 1, name: "alice", clock: { clock() })
+    let encoder = try VP8Encoder(width: width, height: height, bitrateKbps: kbps)
     let decoder = try VP8Decoder()
     var readable = 0, total = 0
     var lastSent: VideoFrame?
     var lastDecoded: VideoFrame?
-    for _ in 0..<60 {
+    for _ in 0..<45 {
         let frame = try #require(try card.nextFrame())
         guard let encoded = try encoder.encode(frame) else { continue }
         guard let decoded = try decoder.decode(encoded.data, timestamp: encoded.timestamp) else { continue }
@@ -69,13 +72,14 @@ private func meanPlane(_ p: [UInt8], stride: Int, x: Int, y: Int, w: Int, h: Int
         lastSent = frame
         lastDecoded = decoded
     }
-    #expect(total >= 55)
-    #expect(Double(readable) / Double(total) >= 0.95, "\(readable) of \(total) frames readable after VP8 at 150 kbps")
-    // The card's background colour survives (a patch right of the digits, above the band).
+    #expect(total >= 40)
+    #expect(Double(readable) / Double(total) >= 0.95, "\(readable) of \(total) frames readable after VP8 at \(kbps) kbps, \(width)x\(height)")
+    // The card's background colour survives (a patch in the top right, above the name and the strip).
     let sent = try #require(lastSent), got = try #require(lastDecoded)
-    for (plane, stride, x, y, w, h) in [(\VideoFrame.y, 320, 250, 20, 40, 40), (\VideoFrame.u, 160, 125, 10, 20, 20), (\VideoFrame.v, 160, 125, 10, 20, 20)] {
-        let a = meanPlane(sent[keyPath: plane], stride: stride, x: x, y: y, w: w, h: h)
-        let b = meanPlane(got[keyPath: plane], stride: stride, x: x, y: y, w: w, h: h)
+    let (x, y, side) = (width * 25 / 32, height / 12, width / 8)
+    for (plane, stride, scale) in [(\VideoFrame.y, width, 1), (\VideoFrame.u, width / 2, 2), (\VideoFrame.v, width / 2, 2)] {
+        let a = meanPlane(sent[keyPath: plane], stride: stride, x: x / scale, y: y / scale, w: side / scale, h: side / scale)
+        let b = meanPlane(got[keyPath: plane], stride: stride, x: x / scale, y: y / scale, w: side / scale, h: side / scale)
         #expect(abs(a - b) < 8, "plane mean \(a) sent, \(b) decoded")
     }
 }

@@ -87,7 +87,7 @@ enum InteropDriver {
 @Suite(.serialized, .enabled(if: PythonPeer.python(with: "aiortc") != nil, "needs aiortc in .venv (make py-deps)"))
 struct AiortcInteropTests {
     func aiortc() throws -> PythonPeer {
-        try PythonPeer(python: PythonPeer.python(with: "aiortc")!, script: PeerScripts.aiortc, name: "aiortc-peer")
+        try PythonPeer(python: PythonPeer.python(with: "aiortc")!, script: PythonPeer.script("aiortc_sdp_peer.py"))
     }
 
     /// SDP both ways, ICE in both roles, DTLS in both roles, SRTP both directions with each profile.
@@ -130,7 +130,7 @@ struct AiortcInteropTests {
                 "needs Debian chromium and websockets in .venv (make deps)"))
 struct ChromiumInteropTests {
     func chromium() throws -> PythonPeer {
-        try PythonPeer(python: PythonPeer.python(with: "websockets")!, script: PeerScripts.chromium, name: "chromium-peer")
+        try PythonPeer(python: PythonPeer.python(with: "websockets")!, script: PythonPeer.script("chromium_sdp_peer.py"))
     }
 
     /// We offer audio (controlling, actpass); headless Chromium answers with its fake microphone, `active`, so it

@@ -1,17 +1,26 @@
 import Foundation
 import Glibc
 
-/// A real aiortc 1.x peer in a child process (the repository's `.venv`, `make py-deps`), talking JSON lines on
+/// A real peer (aiortc, or headless Chromium) run by a script of the Python test support (Tests/testsupport, shared
+/// with the pytest suites) in a child process with the repository's `.venv` (`make py-deps`), talking JSON lines on
 /// stdin/stdout: it answers our offer (`mode: answer`) or offers and takes our answer (`mode: offer`), then reports
-/// what it received. It binds 127.0.0.1 only (aioice's host
-/// gathering is patched to loopback, see docs/webrtc-interop.md §9) and kills itself after 25 s.
+/// what it received. It binds 127.0.0.1 only (docs/webrtc-interop.md §9) and ends itself after 40 s.
 final class PythonPeer {
+    /// The repository's root: this file is Tests/EngineTests/Transport/Interop/PythonPeer.swift.
+    private static var repository: URL {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<5 { root.deleteLastPathComponent() }
+        return root
+    }
 
+    /// The peer scripts: `aiortc_sdp_peer.py`, `chromium_sdp_peer.py`.
+    static func script(_ name: String) -> String {
+        repository.appendingPathComponent("Tests/testsupport/\(name)").path
+    }
 
     /// `<repo>/.venv/bin/python` when `package` is installed there, else nil (the test is then skipped).
     static func python(with package: String) -> String? {
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<5 { root.deleteLastPathComponent() }   // drop Tests/EngineTests/Transport/Interop/AiortcPeer.swift
+        let root = repository
         let python = root.appendingPathComponent(".venv/bin/python").path
         let lib = root.appendingPathComponent(".venv/lib")
         let hasPackage = (try? FileManager.default.contentsOfDirectory(atPath: lib.path))?.contains {
@@ -25,11 +34,9 @@ final class PythonPeer {
     private let output = Pipe()
     private var buffer: [UInt8] = []
 
-    init(python: String, script: String, name: String) throws {
-        let scriptURL = FileManager.default.temporaryDirectory.appendingPathComponent("conftui-\(name)-\(getpid()).py")
-        try script.write(to: scriptURL, atomically: true, encoding: .utf8)
+    init(python: String, script: String) throws {
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [scriptURL.path]
+        process.arguments = [script]
         process.standardInput = input
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

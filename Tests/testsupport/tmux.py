@@ -6,13 +6,6 @@ import time
 import uuid
 
 
-def conftui_bin():
-    path = os.environ.get("CONFTUI_BIN")
-    if not path:
-        raise RuntimeError("set CONFTUI_BIN to the built conftui binary (make test does)")
-    return os.path.abspath(path)
-
-
 class TmuxSession:
     """One tmux server (own socket) with one pane running `command` under a shell wrapper that
     records the terminal modes (`stty -g`) before and after, and the exit status."""
@@ -78,6 +71,13 @@ class TmuxSession:
     def modes_restored(self):
         with open(self.before) as b, open(self.after) as a:
             return b.read().strip() == a.read().strip()
+
+    def describe(self):
+        """Its evidence for a failure message: the screen as it is (or why it cannot be read)."""
+        try:
+            return "--- screen ---\n" + self.capture()
+        except Exception as error:   # the tmux server may be gone already
+            return f"--- screen unavailable: {error}"
 
     def close(self):
         self._tmux("kill-server", check=False)

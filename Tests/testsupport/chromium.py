@@ -255,6 +255,10 @@ class Chromium:
         except OSError:
             return ""
 
+    def describe(self) -> str:
+        """Its evidence for a failure message: the browser's own output."""
+        return f"\n===== chromium output =====\n{self.output_tail()}"
+
     def new_page(self, url: str | None = None, name: str | None = None,
                  ready_expression: str = "document.readyState === 'complete'") -> Page:
         assert self.connection is not None
