@@ -105,6 +105,7 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     options.hostCandidates = hosts
     options.media.camera = args.value("camera") ?? "card"
     options.media.participant = CallOptionsParsing.participantNumber(name ?? "you")
+    options.media.displayName = name
     // You: the default ALSA microphone and speaker when there are any (you hear the participants' tones), else
     // silence and a null sink that still drives the meters.
     options.media.audioInput = .device(name: "default", fallbackToneHz: 0)

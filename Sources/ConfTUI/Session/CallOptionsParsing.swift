@@ -23,6 +23,7 @@ enum CallOptionsParsing {
         options.stunServer = try args.value("stun").map(StunServerAddress.resolve)
         options.media.camera = args.value("camera") ?? defaultCamera
         options.media.participant = participantNumber(name)
+        options.media.displayName = name.isEmpty ? nil : name
         return options
     }
 

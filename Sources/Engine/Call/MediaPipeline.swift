@@ -35,6 +35,8 @@ public final class MediaPipeline: Sendable {
         public var audioInput = MicrophoneChoice.tone(hz: 440)
         /// Picks the test card's colour.
         public var participant: UInt8 = 0
+        /// The name the test card draws large (nil: the colour alone), so a demo tile reads as a person first.
+        public var displayName: String?
         public var videoBitrateKbps = 300
         public init() {}
 
@@ -85,7 +87,8 @@ public final class MediaPipeline: Sendable {
         self.onLocalChange = onLocalChange
         // Open once here so a bad --camera fails the command, not a thread later.
         _ = try SourceCatalog.open(options.camera, width: options.width, height: options.height, frameRate: options.frameRate,
-                                   participant: options.participant, clock: MediaPipeline.wallClock)
+                                   participant: options.participant, displayName: options.displayName,
+                                   clock: MediaPipeline.wallClock)
         let (input, note) = Self.openMicrophone(options.audioInput)
         let toneHz = Self.toneHz(of: input)
         microphone = Mutex(input)
@@ -234,7 +237,8 @@ public final class MediaPipeline: Sendable {
             var entries: [SourceSwitcher.Entry] = []
             for name in SourceCatalog.switchOrder(initial: o.camera, cameras: cameras) {
                 if let source = try? SourceCatalog.open(name, width: o.width, height: o.height, frameRate: o.frameRate,
-                                                        participant: o.participant, clock: MediaPipeline.wallClock) {
+                                                        participant: o.participant, displayName: o.displayName,
+                                                        clock: MediaPipeline.wallClock) {
                     entries.append(.init(name: name, source: source))
                 }
             }
