@@ -13,7 +13,7 @@
 // | `SRTP/`    | `SrtpContext`: SRTP/SRTCP through libsrtp2 (AES128_CM_HMAC_SHA1_80, AEAD_AES_128_GCM), replay protection. |
 // | `Demux/`   | `PacketClass`: RFC 7983 first-byte demultiplexing (STUN / DTLS / RTP / RTCP). |
 // | `Session/` | `TransportSession`: ICE + DTLS + SRTP over one BUNDLE 5-tuple, the transport half of a peer connection. |
-// | `Driver/`  | The only OS-facing code: host addresses (getifaddrs), a non-blocking `UdpSocket`, and `TransportDriver`, which runs a `TransportSession` on its own event thread. |
+// | `Driver/`  | The only OS-facing code: host addresses (getifaddrs) and a non-blocking `UdpSocket`, which `Call` (Engine/Call) drives from its event thread. |
 //
 // Tests live in `Tests/EngineTests/Transport/<layer>/`; `Tests/EngineTests/Transport/Harness/` holds the seeded
 // virtual network + virtual clock that runs two agents (or sessions) faster than real time, and a real-time loop
