@@ -44,12 +44,16 @@ let package = Package(
 
         // The browser page's files (BrowserPage/) are compiled in by the plugin rather than declared as resources:
         // Bundle.module looks for resources next to the build products, and the binary must run when copied anywhere.
-        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], exclude: ["BrowserPage"],
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage"],
                 swiftSettings: release, plugins: ["EmbedBrowserPage"]),
         .executableTarget(name: "BrowserPageEmbedder"),
         .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),
-        .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"],
-                exclude: ["RTP/README.md", "Call/README.md"], swiftSettings: release),
+        // What DTLS (Engine) and TLS (Signaling) share: one self-signed-certificate generator, one reader of OpenSSL's
+        // error queue. Under Sources/Engine because Engine and Signaling both depend on it and neither may own it.
+        .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], path: "Sources/Engine/OpenSSLSupport",
+                swiftSettings: release),
+        .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2", "OpenSSLSupport"],
+                exclude: ["RTP/README.md", "Call/README.md", "OpenSSLSupport"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),
         .target(name: "RoomModel", swiftSettings: release),
         .executableTarget(
