@@ -1,3 +1,4 @@
+import EngineTransport
 /// A synthetic camera made to be measured: a participant-coloured card with a sweeping bar (so
 /// motion is visible), the frame counter in big seven-segment digits (so a person can read it in a
 /// tile), and a machine-readable code band of large black and white blocks holding the frame

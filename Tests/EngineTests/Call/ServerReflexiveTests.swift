@@ -2,6 +2,9 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Server-reflexive gathering: the sans-IO gatherer, and a call with `stunServer` against a STUN responder on
 /// 127.0.0.1 that maps every request to the sender's port + 1000 (a stand-in for a NAT).

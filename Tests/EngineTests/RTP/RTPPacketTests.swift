@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 private let pt96 = PayloadType(rawValue: 96)!
 

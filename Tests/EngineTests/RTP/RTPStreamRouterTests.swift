@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 @Test func packetsAreRoutedByMidThenSSRCThenUniquePayloadType() {
     let midId: UInt8 = 4

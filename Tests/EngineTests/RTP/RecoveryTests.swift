@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds(ms) }
 private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValue) }

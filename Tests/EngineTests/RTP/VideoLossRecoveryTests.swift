@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Sender (VP8Encoder on a test card, VideoSendStream) and receiver (VideoReceiveStream,
 /// VP8Decoder) joined by a lossy simulated link on a virtual clock. The receiver reads the frame

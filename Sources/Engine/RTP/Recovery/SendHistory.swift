@@ -1,3 +1,4 @@
+import EngineTransport
 /// Sender-side memory of recently sent RTP packets, to answer generic NACKs (RFC 4585 §6.2.1)
 /// with plain retransmissions: the original packet, same SSRC and sequence number, as allowed
 /// when RTX (RFC 4588) is not negotiated (conftui never negotiates it).

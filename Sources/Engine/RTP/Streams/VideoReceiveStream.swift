@@ -1,3 +1,4 @@
+import EngineTransport
 /// The receiving half of one VP8 stream, sans-IO: RTP packets in, complete frames out (in order,
 /// never one with a hole), plus the RTCP the receiver owes the sender: generic NACKs for missing
 /// packets, PLI when it needs a keyframe (rate-limited), and an RR+SDES about once a second.

@@ -1,3 +1,4 @@
+import EngineTransport
 /// The sending half of one VP8 stream, sans-IO: encoded frames in, RTP packets out; the peer's
 /// RTCP in, retransmissions, keyframe requests, RTT and a target bitrate out; an SR+SDES compound
 /// about once a second.

@@ -1,4 +1,7 @@
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// One direction of a simulated network on a virtual clock: fixed delay plus uniform jitter,
 /// seeded random loss, occasional extra delay (reordering) and duplication. Deterministic for a seed.

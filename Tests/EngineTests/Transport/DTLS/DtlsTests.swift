@@ -1,6 +1,9 @@
 import Glibc
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 @Suite struct DtlsTests {
     /// Found by libFuzzer (AddressSanitizer, every DTLS input): the common name reached OpenSSL as an array without a

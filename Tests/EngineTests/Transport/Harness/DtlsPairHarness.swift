@@ -1,5 +1,8 @@
 import Glibc
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Two DTLS endpoints through the virtual network, driven by a virtual clock.
 final class DtlsPairHarness {

@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// RFC 7675 consent freshness on the selected pair.
 @Suite struct IceConsentTests {

@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 @Suite struct SdpParsingTests {
     /// The printed SDP must hold exactly the lines of the input (as a multiset; order may differ).

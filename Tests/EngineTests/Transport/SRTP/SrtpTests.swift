@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 @Suite struct SrtpTests {
     func rtp(seq: UInt16, ssrc: UInt32 = 0x1234_5678, payload: [UInt8]) -> [UInt8] {

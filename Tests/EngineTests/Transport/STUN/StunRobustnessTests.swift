@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Hostile input: truncation at every offset, corrupted fields, and a seeded random fuzz.
 @Suite struct StunRobustnessTests {
