@@ -1,9 +1,6 @@
 import Foundation
 import Testing
 @testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
-@testable import EngineTransport
 
 /// Join/leave churn of 500 peers against one `Call` (issue #12): nothing of a peer that left is kept but its
 /// summary, and the process's resident memory returns to within 10 % of the baseline set after a warm-up.

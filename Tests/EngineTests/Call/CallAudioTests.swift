@@ -3,8 +3,6 @@ import Synchronization
 import Testing
 @testable import Engine
 @testable import EngineMedia
-@testable import EngineRTP
-@testable import EngineTransport
 
 /// Waits (up to `seconds`) for a half second of playback at `level` (±`tolerance`) whose strongest frequency is `hz`
 /// (±3 Hz; nil: any). On a loaded machine one window may hold an underrun or a dropped frame, so the tests ask for

@@ -2,8 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Two (or three) `Call`s in one process, signaling wired directly (no server), media over real UDP on 127.0.0.1,

@@ -1,7 +1,5 @@
 import Testing
 @testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Seeded mutations of real offers and answers (Chrome's, aiortc's, conftui's own), applied through the ordinary

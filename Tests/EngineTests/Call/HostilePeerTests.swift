@@ -1,7 +1,6 @@
 import Synchronization
 import Testing
 @testable import Engine
-@testable import EngineMedia
 @testable import EngineRTP
 @testable import EngineTransport
 

@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// RFC 7675 §5.1 at the peer-connection level: once consent is lost "the agent MUST cease transmission on that

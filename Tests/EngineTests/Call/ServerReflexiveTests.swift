@@ -2,8 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Server-reflexive gathering: the sans-IO gatherer, and a call with `stunServer` against a STUN responder on

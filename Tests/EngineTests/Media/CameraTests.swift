@@ -1,7 +1,5 @@
 import Testing
-@testable import Engine
 @testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// A small I420 picture with distinct values everywhere, to see every sample land in its place.

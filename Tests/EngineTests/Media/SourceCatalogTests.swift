@@ -1,7 +1,5 @@
 import Testing
-@testable import Engine
 @testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 #if canImport(Glibc)
 import Glibc

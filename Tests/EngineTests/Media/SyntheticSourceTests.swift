@@ -1,8 +1,5 @@
 import Testing
-@testable import Engine
 @testable import EngineMedia
-@testable import EngineRTP
-@testable import EngineTransport
 
 @Test func colourBarsShowTheSevenBarsAndAMovingSquare() throws {
     let bars = try ColorBarsSource(width: 320, height: 240, frameRate: 30)

@@ -1,7 +1,6 @@
 import Testing
 @testable import Engine
 @testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// RFC 6386 §9.1 keyframe headers are read before libvpx sees a frame, and a keyframe announcing more than

@@ -1,7 +1,5 @@
 import Testing
-@testable import Engine
 @testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// A deterministic clock for sources: starts at `start`, advances `step` per call.

@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Each limit of `RemoteInputLimits` refuses what is over it with an error naming the value, and lets what browsers

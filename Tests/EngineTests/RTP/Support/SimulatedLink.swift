@@ -1,6 +1,3 @@
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// One direction of a simulated network on a virtual clock: fixed delay plus uniform jitter,

@@ -1,8 +1,5 @@
 import Glibc
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 @Suite struct DtlsTests {

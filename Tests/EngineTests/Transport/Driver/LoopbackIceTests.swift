@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Two agents over real UDP sockets on 127.0.0.1 with the real clock: the sans-IO agent driven the way the

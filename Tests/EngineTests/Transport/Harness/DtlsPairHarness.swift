@@ -1,7 +1,4 @@
 import Glibc
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Two DTLS endpoints through the virtual network, driven by a virtual clock.

@@ -1,6 +1,3 @@
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Two ICE agents wired through a `VirtualNetwork`, with signaling done by direct commands.

@@ -1,6 +1,3 @@
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Drives `TransportSession`s over real UDP sockets with the real clock, the way a call's event thread will:

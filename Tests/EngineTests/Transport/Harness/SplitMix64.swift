@@ -1,6 +1,3 @@
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// The seeded PRNG of the transport tests: Engine's SplitMix64 (`SplitMixRandom`), plus helpers.

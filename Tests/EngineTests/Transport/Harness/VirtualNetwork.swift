@@ -1,6 +1,3 @@
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// A simulated UDP network on a virtual clock: seeded loss, delay, jitter (which reorders), and a switch that

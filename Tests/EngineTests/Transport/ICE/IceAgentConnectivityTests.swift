@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Two agents through the virtual network: connection, loss, role conflicts, peer-reflexive learning.

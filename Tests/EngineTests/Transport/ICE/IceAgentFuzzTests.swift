@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Hostile datagrams at a live agent: random bytes, mutated real checks and responses, forged transaction ids.

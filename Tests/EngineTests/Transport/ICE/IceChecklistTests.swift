@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Checklist formation, ordering and pacing with several interfaces (RFC 8445 §6.1.2, §6.1.4, §14.2).

@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// The controlled agent follows the controlling agent's latest nomination (media is believed only on the selected

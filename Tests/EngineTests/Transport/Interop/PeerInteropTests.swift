@@ -1,8 +1,5 @@
 import Foundation
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// conftui's transport against real peers over 127.0.0.1. Skipped when `make py-deps` has not filled `.venv`.

@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// The STUN encoder refuses what the wire cannot carry (issue #12: a 70,000-byte ufrag made the first connectivity

@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Hostile input: truncation at every offset, corrupted fields, and a seeded random fuzz.

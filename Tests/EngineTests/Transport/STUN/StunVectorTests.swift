@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// RFC 5769 vectors: decode, verify MESSAGE-INTEGRITY / FINGERPRINT, and re-encode byte for byte.

@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// The whole transport over real loopback UDP and the real clock (OpenSSL's DTLS timers included).

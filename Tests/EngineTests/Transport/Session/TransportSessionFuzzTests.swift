@@ -1,7 +1,4 @@
 import Testing
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Random datagrams of every RFC 7983 class at a secured session: nothing traps, nothing forged is delivered,
