@@ -83,7 +83,7 @@ let package = Package(
             swiftSettings: release),
 
         .testTarget(name: "SignalingTests", dependencies: ["Signaling"]),
-        // One test target for the four Engine layers; each test file `@testable import`s all of them.
+        // One test target for the four Engine layers; each test file `@testable import`s the layers it uses.
         .testTarget(name: "EngineTests", dependencies: ["Engine", "EngineMedia", "EngineRTP", "EngineTransport"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
         .testTarget(name: "RoomModelTests", dependencies: ["RoomModel"]),
