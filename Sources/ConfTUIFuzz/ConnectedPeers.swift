@@ -1,5 +1,4 @@
 @testable import Engine
-@testable import EngineMedia
 @testable import EngineRTP
 @testable import EngineTransport
 

@@ -1,6 +1,3 @@
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Target 5, DTLS records at three moments: at a server that has seen nothing yet, at a client that has sent its

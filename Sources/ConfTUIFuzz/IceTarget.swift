@@ -1,6 +1,3 @@
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Target 3, the ICE agent under a hostile peer: a script of operations read from the input — remote candidates

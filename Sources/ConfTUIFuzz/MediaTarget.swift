@@ -1,7 +1,4 @@
 @testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
-@testable import EngineTransport
 
 /// Target 4, media after SRTP: the input is a script of RTP and RTCP packets that A protects with its real SRTP
 /// context and B unprotects, so every parser behind SRTP sees the fuzzer's bytes — routing, RTP and RTCP parsing,

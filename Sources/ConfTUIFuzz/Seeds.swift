@@ -1,6 +1,5 @@
 import Glibc
 @testable import Engine
-@testable import EngineMedia
 @testable import EngineRTP
 @testable import EngineTransport
 @testable import Signaling

@@ -1,6 +1,5 @@
 import Foundation
 @testable import Engine
-@testable import EngineMedia
 @testable import EngineRTP
 @testable import EngineTransport
 @testable import Signaling

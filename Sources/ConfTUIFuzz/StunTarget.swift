@@ -1,6 +1,3 @@
-@testable import Engine
-@testable import EngineMedia
-@testable import EngineRTP
 @testable import EngineTransport
 
 /// Target 2, STUN both ways. Decode: the input (after two control bytes) as a datagram; whatever decodes is read
