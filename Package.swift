@@ -59,7 +59,9 @@ let package = Package(
         //   EngineRTP        RTP/: packets, RTCP, payloads, jitter buffers, recovery, stats, streams   (Transport)
         //   EngineMedia      Audio/, Codec/, Media/: devices, sources, VP8 and Opus              (Transport, RTP)
         //   Engine           Call/: PeerConnection, Call, the media pipeline                     (all of the above)
-        // What one layer uses of another is `package` (or `public` when consumers outside Engine use it too).
+        // EngineMedia uses Transport for EngineError and the remote VP8 size limits, RTP for EncodedVideoFrame (what
+        // VP8Encoder hands VideoSendStream); nothing below imports it. An import that goes up is a circular-dependency
+        // error. What one layer uses of another is `package` (or `public` when consumers outside Engine use it too).
         // The call target keeps the module name Engine and re-exports the three below it (Call/EngineLayers.swift),
         // so `import Engine` in ConfTUI, Bench and ConfTUIFuzz still sees the whole public API.
         .target(name: "EngineTransport", dependencies: ["COpenSSL", "CSRTP", "OpenSSLSupport"],
