@@ -25,8 +25,11 @@ enum LocalhostCertificate {
             let n = BIO_read(bio, &bytes, Int32(bytes.count))
             return String(decoding: bytes[0..<Int(max(0, n))], as: UTF8.self)
         }
-        let certificate = try pem { PEM_write_bio_X509($0, generated.x509) }
-        let privateKey = try pem { PEM_write_bio_PrivateKey($0, generated.key, nil, nil, 0, nil, nil) }
-        return (certificate, privateKey)
+        // `generated` frees the key and certificate on deinit: keep it alive until both are written.
+        return try withExtendedLifetime(generated) { () throws(SignalingError) in
+            let certificate = try pem { PEM_write_bio_X509($0, generated.x509) }
+            let privateKey = try pem { PEM_write_bio_PrivateKey($0, generated.key, nil, nil, 0, nil, nil) }
+            return (certificate, privateKey)
+        }
     }
 }

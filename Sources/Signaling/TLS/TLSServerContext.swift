@@ -32,8 +32,12 @@ final class TLSServerContext: @unchecked Sendable {
         _ = cssl_ctx_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         switch mode {
         case .selfSigned:
-            let generated = try LocalhostCertificate.generate()   // the context takes its own references
-            guard SSL_CTX_use_certificate(ctx, generated.x509) == 1, SSL_CTX_use_PrivateKey(ctx, generated.key) == 1 else {
+            let generated = try LocalhostCertificate.generate()
+            // The context takes its own references; `generated` frees ours, so it must outlive both calls.
+            let installed = withExtendedLifetime(generated) {
+                SSL_CTX_use_certificate(ctx, generated.x509) == 1 && SSL_CTX_use_PrivateKey(ctx, generated.key) == 1
+            }
+            guard installed else {
                 SSL_CTX_free(ctx)
                 throw .tls("installing the self-signed certificate: \(OpenSSLErrors.drain().text)")
             }
