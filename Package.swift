@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // conftui: a terminal-native, multi-party WebRTC video conference room.
-// Layout is fixed by the design: ConfTUI (executable), RoomModel, Renderer, Engine, Signaling,
-// plus one system-library target per C library (see docs in README "Module map"), and the build-tool plugin
+// Layout is fixed by the design: ConfTUI (executable), RoomModel, Renderer, Engine, Signaling (Engine split into its
+// layers below, all under Sources/Engine), plus one system-library target per C library (see docs in README "Module map"), and the build-tool plugin
 // (EmbedBrowserPage, with its tool BrowserPageEmbedder) that compiles the browser page's files into Signaling.
 import PackageDescription
 
@@ -11,7 +11,8 @@ let fuzzerLibrary = Context.environment["CONFTUI_FUZZER_LIB"]
 let fuzzTargets: [Target] = fuzzerLibrary.map { library in
     [.executableTarget(
         name: "ConfTUIFuzz",
-        dependencies: ["Signaling", "Engine"],
+        // The lower Engine layers too: the targets `@testable import` each layer whose internals they seed.
+        dependencies: ["Signaling", "Engine", "EngineMedia", "EngineRTP", "EngineTransport"],
         exclude: ["README.md"],
         // libFuzzer's archive without its `main` (Entry.swift starts the driver), linked into this binary only:
         // -sanitize=fuzzer for the whole build would give the plugin's tool and the other executables a second main.
@@ -44,12 +45,34 @@ let package = Package(
 
         // The browser page's files (BrowserPage/) are compiled in by the plugin rather than declared as resources:
         // Bundle.module looks for resources next to the build products, and the binary must run when copied anywhere.
-        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll"], exclude: ["BrowserPage", "WebSocket/README.md"],
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage", "WebSocket/README.md"],
                 swiftSettings: release, plugins: ["EmbedBrowserPage"]),
         .executableTarget(name: "BrowserPageEmbedder"),
         .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),
-        .target(name: "Engine", dependencies: ["COpenSSL", "CSRTP", "CVPX", "COpus", "CALSA", "CV4L2"],
-                exclude: ["RTP/README.md", "Call/README.md"], swiftSettings: release),
+        // What DTLS (Engine) and TLS (Signaling) share: one self-signed-certificate generator, one reader of OpenSSL's
+        // error queue. Under Sources/Engine because Engine and Signaling both depend on it and neither may own it.
+        .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], path: "Sources/Engine/OpenSSLSupport",
+                swiftSettings: release),
+        // Engine is four targets, one per layer, all under Sources/Engine; each depends only on those below it, so
+        // the compiler refuses a call that goes the wrong way (issue #14):
+        //   EngineTransport  Transport/: STUN, SDP, ICE, DTLS, SRTP, demux, TransportSession, UDP sockets, EngineError
+        //   EngineRTP        RTP/: packets, RTCP, payloads, jitter buffers, recovery, stats, streams   (Transport)
+        //   EngineMedia      Audio/, Codec/, Media/: devices, sources, VP8 and Opus              (Transport, RTP)
+        //   Engine           Call/: PeerConnection, Call, the media pipeline                     (all of the above)
+        // EngineMedia uses Transport for EngineError and the remote VP8 size limits, RTP for EncodedVideoFrame (what
+        // VP8Encoder hands VideoSendStream); nothing below imports it. An import that goes up is a circular-dependency
+        // error. What one layer uses of another is `package` (or `public` when consumers outside Engine use it too).
+        // The call target keeps the module name Engine and re-exports the three below it (Call/EngineLayers.swift),
+        // so `import Engine` in ConfTUI, Bench and ConfTUIFuzz still sees the whole public API.
+        .target(name: "EngineTransport", dependencies: ["COpenSSL", "CSRTP", "OpenSSLSupport"],
+                path: "Sources/Engine/Transport", swiftSettings: release),
+        .target(name: "EngineRTP", dependencies: ["EngineTransport"],
+                path: "Sources/Engine/RTP", exclude: ["README.md"], swiftSettings: release),
+        .target(name: "EngineMedia", dependencies: ["EngineTransport", "EngineRTP", "CVPX", "COpus", "CALSA", "CV4L2"],
+                path: "Sources/Engine", exclude: ["Transport", "RTP", "Call", "OpenSSLSupport"],
+                sources: ["Audio", "Codec", "Media"], swiftSettings: release),
+        .target(name: "Engine", dependencies: ["EngineTransport", "EngineRTP", "EngineMedia"],
+                path: "Sources/Engine/Call", exclude: ["README.md"], swiftSettings: release),
         .target(name: "Renderer", swiftSettings: release),
         .target(name: "RoomModel", swiftSettings: release),
         .executableTarget(
@@ -62,7 +85,8 @@ let package = Package(
             swiftSettings: release),
 
         .testTarget(name: "SignalingTests", dependencies: ["Signaling"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        // One test target for the four Engine layers; each test file `@testable import`s the layers it uses.
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "EngineMedia", "EngineRTP", "EngineTransport"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
         .testTarget(name: "RoomModelTests", dependencies: ["RoomModel"]),
         // The executable's pure parts: the session's translations (SkyRTC <-> Call, snapshots -> room events).

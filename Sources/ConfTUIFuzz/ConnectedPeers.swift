@@ -1,4 +1,6 @@
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Two `PeerConnection`s connected on a virtual clock (offer, answer, ICE, DTLS, SRTP) with no sockets: datagrams
 /// go straight from one to the other.

@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import EngineTransport
 
 /// Target 5, DTLS records at three moments: at a server that has seen nothing yet, at a client that has sent its
 /// ClientHello, and at both ends of a completed handshake (application data, alerts, renegotiation attempts,

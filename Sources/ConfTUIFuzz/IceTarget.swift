@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import EngineTransport
 
 /// Target 3, the ICE agent under a hostile peer: a script of operations read from the input — remote candidates
 /// from text, raw datagrams, checks and responses that pass integrity (signed with the right password, so the

@@ -1,5 +1,7 @@
 import Glibc
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 @testable import Signaling
 
 /// `conftui-fuzz --seed DIR`: seed inputs for every target, made by the project's own encoders (so they follow

@@ -1,5 +1,7 @@
 import Foundation
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 @testable import Signaling
 
 /// Target 1, the remote offer/answer/candidate path as a client meets it: newline-separated server messages →

@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import EngineTransport
 
 /// Target 2, STUN both ways. Decode: the input (after two control bytes) as a datagram; whatever decodes is read
 /// through every accessor, checked against a key and encoded again. Encode: credentials a remote party chose, of

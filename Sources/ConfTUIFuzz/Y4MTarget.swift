@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import Engine
+@testable import EngineMedia
 
 /// Target 8, Y4M files (`--camera FILE`): the input is the file, written to a private temporary path (the reader
 /// takes a path), then opened and read for two frames.

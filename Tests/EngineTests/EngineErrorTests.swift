@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 @Test func malformedErrorNamesTheParser() {
     #expect(EngineError.malformed(what: "STUN", reason: "short header").description == "malformed STUN: short header")

@@ -10,7 +10,7 @@ import Glibc
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conftui-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let (cert, key) = try SelfSignedCertificate.generatePEM()
+        let (cert, key) = try LocalhostCertificate.generatePEM()
         #expect(cert.hasPrefix("-----BEGIN CERTIFICATE-----"))
         let certPath = dir.appendingPathComponent("cert.pem").path
         let keyPath = dir.appendingPathComponent("key.pem").path

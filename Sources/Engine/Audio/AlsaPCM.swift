@@ -1,4 +1,5 @@
 import CALSA
+import EngineTransport
 
 /// One ALSA PCM, mono S16 at 48 kHz, for capture or playback. ALSA's own error printer is
 /// silenced first: its "ALSA lib ... cannot find card" lines would land on the curses screen.

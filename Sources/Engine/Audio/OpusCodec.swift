@@ -1,4 +1,5 @@
 import COpus
+import EngineTransport
 
 /// Opus encoder (libopus) for 20 ms mono frames at 48 kHz, set up for calls: VOIP application,
 /// in-band FEC (RFC 6716 §2.1.7) so a receiver can rebuild a lost frame from the next packet,

@@ -1,5 +1,7 @@
 import Foundation
 import Synchronization
+import EngineMedia
+import EngineTransport
 
 /// A call: one `PeerConnection` per remote socketId, driven by one event thread that owns the UDP sockets (one per
 /// peer connection and host address), the clock and the decoders, and runs poll() with the nearest deadline as its

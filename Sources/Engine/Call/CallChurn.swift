@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Synchronization
+import EngineTransport
 
 /// Join/leave churn against one `Call`, for the bounds test and `make bench` (suite `churn`): remote peers join
 /// the call's room one after another and leave again, and the process's resident memory is read before, during

@@ -1,3 +1,4 @@
+import EngineTransport
 /// Every resource of the call layer (`Call`, `PeerConnection`) that grows with remote input (signaling messages,
 /// peers joining and leaving), and its bound, in one place. README "Bounds" lists them with the other layers'
 /// (`TransportLimits`, `RTPLimits`).

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import EngineMedia
 
 /// Where a call plays the audio of the others.
 public enum PlaybackChoice: Sendable, Equatable {

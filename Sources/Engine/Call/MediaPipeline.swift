@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+import EngineMedia
+import EngineRTP
+import EngineTransport
 
 /// Encoded media ready to be packetized for every peer.
 public enum EncodedMedia: Sendable {

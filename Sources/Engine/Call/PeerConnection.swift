@@ -1,3 +1,5 @@
+import EngineRTP
+import EngineTransport
 /// One peer connection, sans-IO: a `TransportSession` (ICE, DTLS, SRTP on one BUNDLE 5-tuple), JSEP offer/answer
 /// (one Opus and one VP8 section, RFC 8829) and the RTP streams of `Engine/RTP`. Datagrams, timeouts and commands
 /// in; datagrams, events and the next deadline out. No sockets, threads or clock reads (docs/architecture.md).

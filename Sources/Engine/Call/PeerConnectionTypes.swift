@@ -1,3 +1,5 @@
+import EngineRTP
+import EngineTransport
 /// The sans-IO surface of `PeerConnection`: what goes in, what comes out.
 
 /// The W3C `RTCPeerConnectionState` (webrtc-pc §4.3.3), derived from ICE and DTLS.

@@ -1,3 +1,4 @@
+import EngineTransport
 /// Server-reflexive candidates (RFC 8445 §5.1.1.2), sans-IO: one STUN Binding request (RFC 8489 §6) from each host
 /// socket to the STUN server; the XOR-MAPPED-ADDRESS of the success response is the candidate and the socket's
 /// address its base. The ICE agent keeps checking from the base (§6.1.2.4: a server-reflexive local candidate is

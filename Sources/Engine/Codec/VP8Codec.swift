@@ -1,12 +1,6 @@
 import CVPX
-
-/// One encoded VP8 frame.
-public struct EncodedVideoFrame: Sendable, Equatable {
-    public var data: [UInt8]
-    public var isKeyframe: Bool
-    /// Capture time of the source frame, seconds.
-    public var timestamp: Double
-}
+import EngineRTP
+import EngineTransport
 
 /// VP8 encoder (libvpx) with real-time settings: no lag, CBR, error resilient (so a receiver can
 /// decode past a lost frame), the fastest speed, one thread. Owned by the video thread.

@@ -1,3 +1,4 @@
+import EngineTransport
 /// The uncompressed first bytes of a VP8 frame (RFC 6386 §9.1), read before libvpx sees the frame: a keyframe's
 /// announced size decides what libvpx allocates, so a peer could make it allocate gigabytes with ten bytes.
 public struct VP8FrameHeader: Equatable, Sendable {

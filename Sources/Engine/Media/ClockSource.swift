@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineTransport
 
 /// A synthetic camera showing the wall-clock time (HH:MM:SS) in large digits on a dark
 /// background, with a seconds bar filling along the bottom: a calm picture that changes once a

@@ -1,3 +1,4 @@
+import EngineTransport
 /// A synthetic camera: 75% colour bars (ITU-R BT.601 studio levels, as SMPTE bars are drawn in
 /// Y'CbCr) with a white square bouncing across them and a grey ramp at the bottom, so a preview
 /// shows colour, motion and gradation without a camera.

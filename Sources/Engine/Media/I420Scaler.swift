@@ -1,3 +1,4 @@
+import EngineTransport
 /// Scales an I420 frame to another size (area average when shrinking, nearest when growing),
 /// so any source can feed an encoder of a fixed size: switching cameras never renegotiates.
 public enum I420Scaler {

@@ -1,3 +1,4 @@
+import EngineTransport
 /// Video source names, the same for every `--camera` option:
 /// `auto` (the first camera, else `card`), `card` (the test card), `bars`, `clock`,
 /// `file:PATH.y4m` (looping), `/dev/videoN`.

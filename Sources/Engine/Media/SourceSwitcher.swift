@@ -1,3 +1,4 @@
+import EngineTransport
 /// The camera a call sends from, switchable mid-call without renegotiation ("c" in the TUI):
 /// frames from whichever source is current are scaled to one fixed size and stamped with
 /// timestamps that never go backwards, so the encoder and the peers see one continuous stream.

@@ -1,3 +1,4 @@
+import EngineTransport
 /// A video source under a light that sweeps across the picture and back, so every part of the
 /// picture visibly changes from one frame to the next, as a person on camera does (a bare test
 /// card changes only in its counter). The demo's participants send it; it is not decodable as a card.

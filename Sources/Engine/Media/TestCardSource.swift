@@ -1,3 +1,4 @@
+import EngineTransport
 /// A synthetic camera made to be measured that still looks like someone in a call: a picture in the
 /// participant's colour with their name in large letters, a sweeping bar (so motion is visible), the
 /// frame counter in small seven-segment digits (so a person can check it is live), and along the

@@ -1,3 +1,4 @@
+import EngineTransport
 /// One decoded picture in planar I420 (YUV 4:2:0, 8 bits), the format of VP8 decoders,
 /// webcams and Y4M files. Chroma planes are half size, rounded up for odd sizes.
 public struct VideoFrame: Sendable {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineTransport
 
 /// Reads YUV4MPEG2 (`.y4m`) files: a text header line (`YUV4MPEG2 W320 H240 F30:1 C420jpeg …`)
 /// then, per frame, a `FRAME` line and the raw Y, U and V planes. Only 4:2:0 8-bit is accepted

@@ -22,7 +22,7 @@ public enum RTPLimits {
     /// One packet is resent at most once per this, even when the peer's reports claim an RTT near zero.
     public static let minRetransmissionSpacing: Duration = .milliseconds(10)
 
-    /// Remote SSRCs one peer connection routes (`RTPStreamRouter`): audio, video, their RTX (RFC 4588) and FEC
-    /// streams, and a few restarts. Packets from further SSRCs are dropped before they reach any per-SSRC state.
+    /// Remote SSRCs one peer connection routes (`RTPStreamRouter`): audio, video, the extra SSRCs a peer announces
+    /// (e.g. an RTX, RFC 4588, or FEC stream it offered, though never negotiated), and a few restarts. Packets from further SSRCs are dropped before they reach any per-SSRC state.
     public static let maxRemoteSSRCs = 8
 }

@@ -1,4 +1,5 @@
-// Engine/Transport: the WebRTC transport stack, one folder per layer.
+// Engine/Transport: the WebRTC transport stack, one folder per layer; the target `EngineTransport`, the lowest Engine
+// layer (it depends only on OpenSSLSupport and the C libraries; EngineRTP, EngineMedia and Engine build on it).
 //
 // Every folder is sans-IO (no sockets, threads or clock reads: time arrives as `TransportTime`) except `Driver/`.
 //
@@ -13,7 +14,10 @@
 // | `SRTP/`    | `SrtpContext`: SRTP/SRTCP through libsrtp2 (AES128_CM_HMAC_SHA1_80, AEAD_AES_128_GCM), replay protection. |
 // | `Demux/`   | `PacketClass`: RFC 7983 first-byte demultiplexing (STUN / DTLS / RTP / RTCP). |
 // | `Session/` | `TransportSession`: ICE + DTLS + SRTP over one BUNDLE 5-tuple, the transport half of a peer connection. |
-// | `Driver/`  | The only OS-facing code: host addresses (getifaddrs), a non-blocking `UdpSocket`, and `TransportDriver`, which runs a `TransportSession` on its own event thread. |
+// | `Support/` | `SplitMixRandom`, the seeded generator of ICE here and of RTCP report timing in EngineRTP. |
+// | `Driver/`  | The only OS-facing code: host addresses (getifaddrs) and a non-blocking `UdpSocket`, which `Call` (Engine/Call) drives from its event thread. |
+//
+// `EngineError.swift` is the error type of every Engine layer, so it lives in this, the lowest one.
 //
 // Tests live in `Tests/EngineTests/Transport/<layer>/`; `Tests/EngineTests/Transport/Harness/` holds the seeded
 // virtual network + virtual clock that runs two agents (or sessions) faster than real time, and a real-time loop

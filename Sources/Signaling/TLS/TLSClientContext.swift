@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import OpenSSLSupport
 
 /// How a client checks the server's certificate.
 public enum TLSVerification: Sendable, Equatable {
@@ -18,7 +19,7 @@ public enum TLSVerification: Sendable, Equatable {
 enum TLSClientSession {
     /// Performs the TLS handshake on a connected non-blocking socket within `timeout` seconds.
     static func connect(fd: Int32, host: String, verification: TLSVerification, timeout: Double) throws(SignalingError) -> TLSStream {
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw .tls("SSL_CTX_new: \(TLSErrors.drain())") }
+        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw .tls("SSL_CTX_new: \(OpenSSLErrors.drain().text)") }
         defer { SSL_CTX_free(ctx) }  // the SSL keeps its own reference
         _ = cssl_ctx_set_min_proto_version(ctx, TLS1_2_VERSION)
         _ = cssl_ctx_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
@@ -29,7 +30,7 @@ enum TLSClientSession {
         case .insecure, .pinnedSHA256:
             SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
         }
-        guard let ssl = SSL_new(ctx) else { throw .tls("SSL_new: \(TLSErrors.drain())") }
+        guard let ssl = SSL_new(ctx) else { throw .tls("SSL_new: \(OpenSSLErrors.drain().text)") }
         SSL_set_fd(ssl, fd)
         if SocketOptions.ipv4(host) == nil || host == "localhost" {
             _ = cssl_set_tlsext_host_name(ssl, host)  // SNI (RFC 6066 §3) is for names, not addresses
@@ -53,7 +54,7 @@ enum TLSClientSession {
             } else if err == SSL_ERROR_WANT_WRITE {
                 _ = SocketOptions.wait(fd, events: Int16(POLLOUT), timeout: remaining)
             } else {
-                let text = TLSErrors.drain()
+                let text = OpenSSLErrors.drain().text
                 SSL_free(ssl)
                 throw .tls("handshake: \(text)")
             }

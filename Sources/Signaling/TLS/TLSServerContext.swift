@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import OpenSSLSupport
 
 /// Where the server's certificate comes from.
 public enum TLSServerMode: Sendable, Equatable {
@@ -23,7 +24,7 @@ final class TLSServerContext: @unchecked Sendable {
     let certificateSHA256: [UInt8]
 
     init(mode: TLSServerMode) throws(SignalingError) {
-        guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw .tls("SSL_CTX_new: \(TLSErrors.drain())") }
+        guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw .tls("SSL_CTX_new: \(OpenSSLErrors.drain().text)") }
         self.ctx = ctx
         _ = cssl_ctx_set_min_proto_version(ctx, TLS1_2_VERSION)
         // SSL_write may return after part of the buffer and be retried with a moved buffer: the event
@@ -31,20 +32,23 @@ final class TLSServerContext: @unchecked Sendable {
         _ = cssl_ctx_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         switch mode {
         case .selfSigned:
-            let (cert, key) = try SelfSignedCertificate.generate()
-            defer { X509_free(cert); EVP_PKEY_free(key) }
-            guard SSL_CTX_use_certificate(ctx, cert) == 1, SSL_CTX_use_PrivateKey(ctx, key) == 1 else {
+            let generated = try LocalhostCertificate.generate()
+            // The context takes its own references; `generated` frees ours, so it must outlive both calls.
+            let installed = withExtendedLifetime(generated) {
+                SSL_CTX_use_certificate(ctx, generated.x509) == 1 && SSL_CTX_use_PrivateKey(ctx, generated.key) == 1
+            }
+            guard installed else {
                 SSL_CTX_free(ctx)
-                throw .tls("installing the self-signed certificate: \(TLSErrors.drain())")
+                throw .tls("installing the self-signed certificate: \(OpenSSLErrors.drain().text)")
             }
         case .files(let certificate, let key):
             guard SSL_CTX_use_certificate_chain_file(ctx, certificate) == 1 else {
                 SSL_CTX_free(ctx)
-                throw .tls("reading certificate \(certificate): \(TLSErrors.drain())")
+                throw .tls("reading certificate \(certificate): \(OpenSSLErrors.drain().text)")
             }
             guard SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1 else {
                 SSL_CTX_free(ctx)
-                throw .tls("reading key \(key): \(TLSErrors.drain())")
+                throw .tls("reading key \(key): \(OpenSSLErrors.drain().text)")
             }
         }
         guard SSL_CTX_check_private_key(ctx) == 1 else {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import COpenSSL
+import OpenSSLSupport
 
 /// TLS over a non-blocking socket, with OpenSSL reading and writing the descriptor itself
 /// (`SSL_set_fd`). WANT_READ / WANT_WRITE are mapped onto `StreamResult` so the event loop polls for
@@ -42,7 +43,7 @@ final class TLSStream: ByteStream {
             if savedErrno == 0 || savedErrno == ECONNRESET || savedErrno == EPIPE { return .endOfStream }
             return .failed("TLS I/O: \(String(cString: strerror(savedErrno)))")
         default:
-            return .failed("TLS: \(TLSErrors.drain())")
+            return .failed("TLS: \(OpenSSLErrors.drain().text)")
         }
     }
 
@@ -55,20 +56,5 @@ final class TLSStream: ByteStream {
     func close() {
         SSL_free(ssl)
         _ = Glibc.close(fd)
-    }
-}
-
-/// Reads OpenSSL's thread-local error queue as text.
-enum TLSErrors {
-    static func drain() -> String {
-        var parts: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buf = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buf, buf.count)
-            parts.append(String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return parts.isEmpty ? "unknown error" : parts.joined(separator: "; ")
     }
 }

@@ -1,5 +1,6 @@
 import Testing
-@testable import Engine
+@testable import EngineMedia
+@testable import EngineTransport
 
 private func frames(_ tone: inout ToneSource, _ n: Int) -> [AudioFrame] { (0..<n).map { _ in tone.nextFrame() } }
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
 
 /// A frame whose every sample is `n`: tells frames apart after they went through a queue.
 private func numbered(_ n: Int) -> AudioFrame { AudioFrame(samples: [Int16](repeating: Int16(n), count: AudioFrame.samplesPerFrame)) }

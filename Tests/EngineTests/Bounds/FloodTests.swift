@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// One flood per bound of README "Bounds": remote input far beyond what a real peer sends, on a virtual clock, and
 /// the table it would grow stays at its limit while each step costs what it cost with a handful of entries.

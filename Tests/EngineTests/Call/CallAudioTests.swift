@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Engine
+@testable import EngineMedia
 
 /// Waits (up to `seconds`) for a half second of playback at `level` (±`tolerance`) whose strongest frequency is `hz`
 /// (±3 Hz; nil: any). On a loaded machine one window may hold an underrun or a dropped frame, so the tests ask for

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Engine
+@testable import EngineTransport
 
 /// Two (or three) `Call`s in one process, signaling wired directly (no server), media over real UDP on 127.0.0.1,
 /// real VP8 and Opus: the whole call layer end to end, checked at the receiver by content (test card counters,

@@ -1,5 +1,6 @@
 import Testing
 @testable import Engine
+@testable import EngineTransport
 
 /// Seeded mutations of real offers and answers (Chrome's, aiortc's, conftui's own), applied through the ordinary
 /// `PeerConnection` commands and run for a few virtual seconds: whatever a peer writes, the connection answers,

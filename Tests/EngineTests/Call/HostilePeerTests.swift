@@ -1,6 +1,8 @@
 import Synchronization
 import Testing
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Issue #12: one ordinary signaling message from any room member used to kill every participant. Each crasher and
 /// each limit goes through the ordinary APIs here (`PeerConnection` commands, `Call.handle`): the hostile peer's

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// RFC 7675 §5.1 at the peer-connection level: once consent is lost "the agent MUST cease transmission on that
 /// 5-tuple", so nothing at all leaves on the pair afterwards (media, RTCP reports and feedback, NACK

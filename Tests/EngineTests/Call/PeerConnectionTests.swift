@@ -1,5 +1,8 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Two sans-IO `PeerConnection`s on a virtual clock through the seeded `VirtualNetwork`, with real VP8 and Opus:
 /// offer/answer, trickle buffering, connection states, media content at the receiver, keyframe requests, loss.

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Engine
+@testable import EngineTransport
 
 /// Server-reflexive gathering: the sans-IO gatherer, and a call with `stunServer` against a STUN responder on
 /// 127.0.0.1 that maps every request to the sender's port + 1000 (a stand-in for a NAT).

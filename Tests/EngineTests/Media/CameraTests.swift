@@ -1,5 +1,6 @@
 import Testing
-@testable import Engine
+@testable import EngineMedia
+@testable import EngineTransport
 
 /// A small I420 picture with distinct values everywhere, to see every sample land in its place.
 private func reference(_ w: Int, _ h: Int) throws -> VideoFrame {

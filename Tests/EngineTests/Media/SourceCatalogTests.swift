@@ -1,5 +1,6 @@
 import Testing
-@testable import Engine
+@testable import EngineMedia
+@testable import EngineTransport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineMedia
 
 @Test func colourBarsShowTheSevenBarsAndAMovingSquare() throws {
     let bars = try ColorBarsSource(width: 320, height: 240, frameRate: 30)

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineMedia
 
 /// The sizes cards are sent at (`conftui call`, the bot, the demo's tiles) and a few a receiver may scale them to.
 private let cardSizes = [(160, 120), (320, 240), (640, 480), (1280, 720)]

@@ -1,5 +1,7 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineTransport
 
 /// RFC 6386 §9.1 keyframe headers are read before libvpx sees a frame, and a keyframe announcing more than
 /// `RemoteInputLimits.vp8MaxWidth` x `vp8MaxHeight` never reaches libvpx (issue #12: 16383x16383).

@@ -1,5 +1,6 @@
 import Testing
-@testable import Engine
+@testable import EngineMedia
+@testable import EngineTransport
 
 /// A deterministic clock for sources: starts at `start`, advances `step` per call.
 final class FakeClock: @unchecked Sendable {

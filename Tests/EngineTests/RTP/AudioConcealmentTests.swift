@@ -1,5 +1,7 @@
 import Testing
-@testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// A 440 Hz tone through Opus, RTP and the audio jitter buffer over a jittery, reordering,
 /// duplicating link, with one single lost packet (FEC territory) and a 200 ms hole.

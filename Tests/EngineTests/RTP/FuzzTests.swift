@@ -1,5 +1,6 @@
 import Testing
-@testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Seeded random inputs over every parser of the RTP layer: half pure noise, half mutations of
 /// valid packets (which get much deeper into the parsers). Nothing may trap; whatever parses must

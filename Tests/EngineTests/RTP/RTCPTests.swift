@@ -1,5 +1,6 @@
 import Testing
-@testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 struct RTCPCase: CustomTestStringConvertible, Sendable {
     var name: String

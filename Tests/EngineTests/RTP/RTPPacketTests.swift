@@ -1,5 +1,6 @@
 import Testing
-@testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 private let pt96 = PayloadType(rawValue: 96)!
 

@@ -1,5 +1,6 @@
 import Testing
-@testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 @Test func packetsAreRoutedByMidThenSSRCThenUniquePayloadType() {
     let midId: UInt8 = 4

@@ -1,5 +1,7 @@
 import Testing
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds(ms) }
 private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValue) }
@@ -140,14 +142,3 @@ private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValu
     #expect(nack.missingCount == 0)
 }
 
-@Test func rtxWrapsTheOriginalSequenceNumberInFrontOfThePayload() throws {
-    // RFC 4588 §4: RTX header (own SSRC, PT, seq), then the OSN, then the original payload.
-    let original = RTPPacket(marker: true, payloadType: PayloadType(rawValue: 96)!, sequenceNumber: SequenceNumber(0xBEEF),
-                             timestamp: 1_234, ssrc: SSRC(1), payload: [1, 2, 3])
-    let rtx = RTXPayload.wrap(original, ssrc: SSRC(2), payloadType: PayloadType(rawValue: 97)!, sequenceNumber: SequenceNumber(5))
-    #expect(rtx.serialized() == [0x80, 0xE1, 0, 5, 0, 0, 0x04, 0xD2, 0, 0, 0, 2, 0xBE, 0xEF, 1, 2, 3])
-    #expect(try RTXPayload.unwrap(rtx, mediaSSRC: SSRC(1), payloadType: PayloadType(rawValue: 96)!) == original)
-    var empty = rtx
-    empty.payload = [0xBE]
-    #expect(throws: EngineError.self) { try RTXPayload.unwrap(empty, mediaSSRC: SSRC(1), payloadType: PayloadType(rawValue: 96)!) }
-}

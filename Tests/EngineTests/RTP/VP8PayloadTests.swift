@@ -1,5 +1,7 @@
 import Testing
-@testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 @Test(arguments: [
     // RFC 7741 §4.2 layouts.

@@ -1,5 +1,7 @@
 import Testing
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Frames built from real descriptors and VP8 frame tags (P bit 0 = keyframe), split in `parts` packets.
 private struct FrameFactory {

@@ -1,12 +1,15 @@
 import Testing
 @testable import Engine
+@testable import EngineMedia
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Sender (VP8Encoder on a test card, VideoSendStream) and receiver (VideoReceiveStream,
 /// VP8Decoder) joined by a lossy simulated link on a virtual clock. The receiver reads the frame
 /// counter back from each decoded picture, so "shown", "in order" and "no duplicate" are measured
 /// on the pictures themselves.
 struct VideoCallSimulation {
-    enum Recovery: String { case nackAndPLI = "NACK+PLI", nackOverRTX = "NACK (RTX)+PLI", pliOnly = "PLI only", none = "none" }
+    enum Recovery: String { case nackAndPLI = "NACK+PLI", pliOnly = "PLI only", none = "none" }
 
     struct Result {
         var framesEncoded = 0
@@ -43,14 +46,10 @@ struct VideoCallSimulation {
         var forward = SimulatedLink(conditions, seed: seed)
         var backward = SimulatedLink(conditions, seed: seed ^ 0xABCD)
         let senderSSRC = SSRC(0x1111_1111), receiverSSRC = SSRC(0x2222_2222)
-        let rtx = recovery == .nackOverRTX ? RTXConfiguration(ssrc: SSRC(0x1111_2222), payloadType: PayloadType(rawValue: 97)!) : nil
-        var sc = VideoSendStream.Configuration(ssrc: senderSSRC, payloadType: PayloadType(rawValue: 96)!, cname: "sender")
-        sc.rtx = rtx
+        let sc = VideoSendStream.Configuration(ssrc: senderSSRC, payloadType: PayloadType(rawValue: 96)!, cname: "sender")
         var sender = VideoSendStream(configuration: sc)
         var rc = VideoReceiveStream.Configuration(localSSRC: receiverSSRC, remoteSSRC: senderSSRC, cname: "receiver")
-        rc.rtx = rtx
-        rc.mediaPayloadType = PayloadType(rawValue: 96)!
-        rc.nack = recovery == .nackAndPLI || recovery == .nackOverRTX
+        rc.nack = recovery == .nackAndPLI
         rc.pli = recovery != .none
         var receiver = VideoReceiveStream(configuration: rc)
         let encoder = try VP8Encoder(width: 320, height: 240, bitrateKbps: 300, frameRate: 15)
@@ -155,15 +154,13 @@ private func expectOrderedUnique(_ counters: [UInt32], _ label: String) {
 func lossRecoveryKeepsVideoFlowing(loss: Double) throws {
     let seed: UInt64 = 0x5EED_0000 + UInt64(loss * 100)
     let on = try VideoCallSimulation.run(loss: loss, recovery: .nackAndPLI, seed: seed)
-    let rtx = try VideoCallSimulation.run(loss: loss, recovery: .nackOverRTX, seed: seed)
     let pliOnly = try VideoCallSimulation.run(loss: loss, recovery: .pliOnly, seed: seed)
     let off = try VideoCallSimulation.run(loss: loss, recovery: .none, seed: seed)
     let pct = Int(loss * 100)
     report("\(pct)% loss, NACK+PLI", on)
-    report("\(pct)% loss, NACK over RTX+PLI", rtx)
     report("\(pct)% loss, PLI only", pliOnly)
     report("\(pct)% loss, no recovery", off)
-    for (label, r) in [("on", on), ("rtx", rtx), ("pli", pliOnly), ("off", off)] { expectOrderedUnique(r.counters, label) }
+    for (label, r) in [("on", on), ("pli", pliOnly), ("off", off)] { expectOrderedUnique(r.counters, label) }
     #expect(on.decodeFailures == 0)
     // Thresholds, not the measured figures (those are printed): 40 ms one-way delay, 10 ms
     // jitter, the same loss on the feedback path.
@@ -183,13 +180,6 @@ func lossRecoveryKeepsVideoFlowing(loss: Double) throws {
     #expect(rs.bitsPerSecond > 50_000 && ss.bitsPerSecond > 50_000)
     #expect(ss.retransmissions == on.retransmissions)
     #expect(abs((ss.roundTripTime ?? .zero) / .milliseconds(1) - 90) < 20)   // 2 x (40 ms + jitter 0-10 ms)
-    // With RTX the recovery is as good, and the media stream's loss statistics stay honest:
-    // retransmissions arrive on their own SSRC and are not counted as received media.
-    #expect(rtx.shownFraction >= on.shownFraction - 0.05)
-    #expect(rtx.retransmissions > 0)
-    let rtxStats = try #require(rtx.receiverSnapshot)
-    let lossRate = Double(rtxStats.packetsLost) / Double(rtxStats.packetsReceived + UInt64(max(0, rtxStats.packetsLost)))
-    #expect(abs(lossRate - loss) < loss / 2)
     #expect(off.retransmissions == 0)
 }
 

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// Each limit of `RemoteInputLimits` refuses what is over it with an error naming the value, and lets what browsers
 /// and aiortc really send through.

@@ -1,3 +1,4 @@
+import EngineTransport
 /// The camera pixel formats conftui converts to I420 itself, in order of preference: the
 /// planar ones need no maths, the packed 4:2:2 ones (what most UVC webcams offer uncompressed)
 /// need chroma averaging. MJPEG-only cameras are not supported (it would need a JPEG decoder).

@@ -2,6 +2,7 @@ import CV4L2
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineTransport
 
 /// A V4L2 webcam (`/dev/videoN`) streaming through memory-mapped buffers, converted to I420.
 /// Raw ioctls against the kernel header rather than libv4l2: the packed and planar formats UVC

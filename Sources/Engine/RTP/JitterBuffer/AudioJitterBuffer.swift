@@ -1,3 +1,4 @@
+import EngineTransport
 /// The playout buffer for one Opus stream (RFC 7587: one 20 ms frame per packet, 960 ticks).
 ///
 /// The player pulls exactly once per 20 ms and always gets an instruction for one slot:

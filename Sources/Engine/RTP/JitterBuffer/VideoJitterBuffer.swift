@@ -1,3 +1,4 @@
+import EngineTransport
 /// The receive buffer for one VP8 stream. It orders packets by extended sequence number, hands
 /// out *complete* frames in order, and never feeds the decoder a frame with a hole or a delta
 /// frame whose reference was lost — the behaviour WebRTC receivers have with NACK on (a lost

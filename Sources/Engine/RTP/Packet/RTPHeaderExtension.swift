@@ -1,3 +1,4 @@
+import EngineTransport
 /// One RFC 8285 header extension element: a local id (negotiated by `a=extmap`) and its bytes.
 public struct RTPHeaderExtensionElement: Equatable, Sendable {
     public var id: UInt8

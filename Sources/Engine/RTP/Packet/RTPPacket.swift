@@ -1,3 +1,4 @@
+import EngineTransport
 /// An RTP data packet (RFC 3550 §5.1):
 ///
 ///     |V=2|P|X|  CC   |M|     PT      |       sequence number         |

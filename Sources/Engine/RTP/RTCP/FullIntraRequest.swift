@@ -1,3 +1,4 @@
+import EngineTransport
 /// FIR (RFC 5104 §4.3.1): payload-specific feedback PT 206, FMT 4. The media SSRC field is 0
 /// ("SHALL be set to 0"); each FCI entry names the target SSRC and a command sequence number
 /// that a repeated request keeps and a new request increments.

@@ -1,3 +1,4 @@
+import EngineTransport
 /// Generic NACK (RFC 4585 §6.2.1): transport-layer feedback PT 205, FMT 1. Each FCI entry names
 /// a lost packet (PID) and, in the bitmask BLP, which of the 16 following packets are lost too.
 public struct GenericNack: Equatable, Sendable {

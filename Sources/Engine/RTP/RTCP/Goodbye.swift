@@ -1,3 +1,4 @@
+import EngineTransport
 /// RTCP BYE (RFC 3550 §6.6), PT 203: the sources leaving, with an optional reason.
 public struct Goodbye: Equatable, Sendable {
     public var ssrcs: [SSRC]

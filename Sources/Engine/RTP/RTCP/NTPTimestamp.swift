@@ -1,3 +1,4 @@
+import EngineTransport
 /// A 64-bit NTP timestamp (RFC 3550 §4): seconds since 1900 in the high 32 bits, fraction in the
 /// low 32. Only differences matter to conftui (RTT per §6.4.1), so the session maps its
 /// `TransportTime` origin onto any NTP instant it likes (`ntpEpoch`).

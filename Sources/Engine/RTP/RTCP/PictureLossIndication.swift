@@ -1,3 +1,4 @@
+import EngineTransport
 /// PLI (RFC 4585 §6.3.1): payload-specific feedback PT 206, FMT 1, no FCI. "The receiver has
 /// lost an undefined amount of coded video data": the sender answers with a keyframe.
 public struct PictureLossIndication: Equatable, Sendable {

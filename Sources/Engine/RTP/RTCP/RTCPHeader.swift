@@ -1,3 +1,4 @@
+import EngineTransport
 /// The common RTCP header (RFC 3550 §6.4.1):
 ///
 ///     |V=2|P|   RC/FMT  |      PT       |             length            |

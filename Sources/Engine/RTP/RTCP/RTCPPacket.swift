@@ -1,3 +1,4 @@
+import EngineTransport
 /// One RTCP message of a compound packet. Types conftui does not use (APP, XR, transport-wide
 /// CC, other feedback formats) are skipped by the parser, as RFC 3550 §6.1 asks of receivers.
 public enum RTCPPacket: Equatable, Sendable {

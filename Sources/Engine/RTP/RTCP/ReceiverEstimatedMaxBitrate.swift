@@ -1,3 +1,4 @@
+import EngineTransport
 /// REMB (draft-alvestrand-rmcat-remb-03 §2.2): application-layer feedback, PT 206 FMT 15, media
 /// SSRC 0, then the identifier "REMB", the SSRC count, a 6-bit exponent and an 18-bit mantissa
 /// (bitrate = mantissa << exp, bits per second) and the SSRCs the estimate applies to.

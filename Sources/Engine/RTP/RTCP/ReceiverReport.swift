@@ -1,3 +1,4 @@
+import EngineTransport
 /// RTCP RR (RFC 3550 §6.4.2), PT 201: the reporter's SSRC and up to 31 report blocks.
 public struct ReceiverReport: Equatable, Sendable {
     public var ssrc: SSRC

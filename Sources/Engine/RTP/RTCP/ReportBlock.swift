@@ -1,3 +1,4 @@
+import EngineTransport
 /// One reception report block (RFC 3550 §6.4.1), 24 bytes.
 public struct ReportBlock: Equatable, Sendable {
     public var ssrc: SSRC

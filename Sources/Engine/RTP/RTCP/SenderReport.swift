@@ -1,3 +1,4 @@
+import EngineTransport
 /// RTCP SR (RFC 3550 §6.4.1), PT 200: sender info plus up to 31 report blocks.
 public struct SenderReport: Equatable, Sendable {
     public var ssrc: SSRC

@@ -1,3 +1,4 @@
+import EngineTransport
 /// RTCP SDES (RFC 3550 §6.5), PT 202: chunks of (SSRC, items). conftui sends CNAME only and
 /// keeps every item it receives.
 public struct SourceDescription: Equatable, Sendable {

@@ -1,3 +1,4 @@
+import EngineTransport
 /// A deliberately simple send-rate controller for one video stream. It does exactly this:
 ///
 /// - It keeps an estimate `estimate`, starting at `initial`, and never below `minimum` or above

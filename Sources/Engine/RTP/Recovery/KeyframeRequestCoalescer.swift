@@ -1,3 +1,4 @@
+import EngineTransport
 /// Sender-side handling of keyframe requests (PLI, RFC 4585 §6.3.1; FIR, RFC 5104 §4.3.1):
 /// requests become one flag the encoder takes before its next frame, and requests arriving within
 /// `window` after a keyframe was produced are ignored — they were sent before that keyframe could

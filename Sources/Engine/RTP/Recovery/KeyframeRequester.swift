@@ -1,3 +1,4 @@
+import EngineTransport
 /// Receiver-side keyframe requests (PLI, RFC 4585 §6.3.1), rate-limited: however many reasons
 /// arise (stream start without a keyframe, a decode failure, an unrecoverable gap), at most one
 /// PLI leaves per `minInterval`; a reason that is still there after the interval sends another,

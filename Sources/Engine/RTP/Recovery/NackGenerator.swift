@@ -1,3 +1,4 @@
+import EngineTransport
 /// Receiver-side loss tracking for generic NACK (RFC 4585 §6.2.1, §3.5.3 "early feedback").
 ///
 /// A sequence number is missing when a higher one arrives first. Each missing number is asked for

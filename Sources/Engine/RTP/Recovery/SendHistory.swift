@@ -1,7 +1,7 @@
+import EngineTransport
 /// Sender-side memory of recently sent RTP packets, to answer generic NACKs (RFC 4585 §6.2.1)
 /// with plain retransmissions: the original packet, same SSRC and sequence number, as allowed
-/// when RTX (RFC 4588) is not negotiated; `VideoSendStream` rewraps them as RTX packets
-/// (`RTXPayload`) when it is.
+/// when RTX (RFC 4588) is not negotiated (conftui never negotiates it).
 ///
 /// A ring of `capacity` slots indexed by sequence number modulo capacity (a power of two that
 /// divides 65536, so the ring stays aligned across the wrap); entries older than `maxAge` are not

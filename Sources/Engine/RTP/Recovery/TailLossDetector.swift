@@ -1,3 +1,4 @@
+import EngineTransport
 /// Detects the loss of the *last* packet(s) of a video frame early.
 ///
 /// A gap shows only when a later packet arrives; the last packet of a frame (the one with the

@@ -1,3 +1,4 @@
+import EngineTransport
 /// Counts events and bytes over a sliding window (default 1 s), for frame rate and bitrate.
 public struct RateWindow: Sendable {
     public let length: Duration

@@ -1,3 +1,4 @@
+import EngineTransport
 /// What a receiver knows about one remote SSRC, and the report block it sends back
 /// (RFC 3550 §6.4.1 with the algorithms of Appendix A.1, A.3 and A.8).
 ///

@@ -1,3 +1,4 @@
+import EngineTransport
 /// When to send the next regular RTCP report. RFC 3550 §6.3.1 randomizes each interval to
 /// 0.5...1.5 times the nominal one so participants do not synchronize; the randomness comes from a
 /// seeded generator so a session (and its tests) stays deterministic.

@@ -1,3 +1,4 @@
+import EngineTransport
 /// What a sender knows about its own stream: counts for the SR sender info (RFC 3550 §6.4.1:
 /// packet count, payload octet count), the RTP/NTP mapping for the SR timestamp, and what the
 /// peer's report blocks say (loss, jitter, RTT from LSR/DLSR).

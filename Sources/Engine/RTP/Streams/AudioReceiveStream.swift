@@ -1,3 +1,4 @@
+import EngineTransport
 /// The receiving half of one Opus stream: RTP packets in; every 20 ms one playout instruction out
 /// (decode, FEC-recover, conceal; see `AudioJitterBuffer`), plus an RR+SDES about once a second.
 ///

@@ -1,3 +1,4 @@
+import EngineTransport
 /// The sending half of one Opus stream: 20 ms Opus packets in, RTP packets out (RFC 7587), an
 /// SR+SDES compound about once a second. No retransmission: a late audio frame is useless, Opus
 /// in-band FEC covers single losses instead.

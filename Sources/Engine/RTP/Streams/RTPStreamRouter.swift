@@ -1,3 +1,4 @@
+import EngineTransport
 /// Decides which m-line (MID) an incoming clear RTP packet belongs to when everything shares one
 /// BUNDLE transport, following JSEP (RFC 8829 §5.11, after RFC 8843 §9.2):
 ///

@@ -1,3 +1,4 @@
+import EngineTransport
 /// The receiving half of one VP8 stream, sans-IO: RTP packets in, complete frames out (in order,
 /// never one with a hole), plus the RTCP the receiver owes the sender: generic NACKs for missing
 /// packets, PLI when it needs a keyframe (rate-limited), and an RR+SDES about once a second.
@@ -25,10 +26,6 @@ public struct VideoReceiveStream: Sendable {
         public var nackConfiguration = NackGenerator.Configuration()
         public var pliInterval: Duration = .milliseconds(500)
         public var reportInterval: Duration = .seconds(1)
-        /// The peer's RTX stream (RFC 4588) for this video, and the media payload type its
-        /// packets restore (`apt`).
-        public var rtx: RTXConfiguration?
-        public var mediaPayloadType: PayloadType?
 
         public init(localSSRC: SSRC, remoteSSRC: SSRC, cname: String) {
             self.localSSRC = localSSRC; self.remoteSSRC = remoteSSRC; self.cname = cname
@@ -50,9 +47,8 @@ public struct VideoReceiveStream: Sendable {
     private var reports: ReportScheduler
     private var frameRate = RateWindow()
     private var receivedAny = false
-    /// Sequence numbers for the buffer and NACK (fed by media and RTX-restored packets alike).
+    /// Sequence numbers for the buffer and NACK (retransmissions arrive as the original packets).
     private var unwrapper = SequenceUnwrapper()
-    public private(set) var rtxReceived = 0
     /// RTT used to pace NACK retries and size the hold; the session copies it from the send
     /// stream's reports (a receive-only peer keeps the 100 ms default).
     public var roundTripTime: Duration = .milliseconds(100) { didSet { adaptHold() } }
@@ -76,18 +72,8 @@ public struct VideoReceiveStream: Sendable {
     }
 
     public mutating func receive(_ packet: RTPPacket, size: Int, now: TransportTime) {
-        var packet = packet
-        if let rtx = configuration.rtx, packet.ssrc == rtx.ssrc {
-            // A retransmission on the RTX stream: restore the original; it does not count in the
-            // media stream's statistics (RFC 4588 §4).
-            guard let pt = configuration.mediaPayloadType,
-                  let original = try? RTXPayload.unwrap(packet, mediaSSRC: configuration.remoteSSRC, payloadType: pt) else { return }
-            rtxReceived += 1
-            packet = original
-        } else {
-            guard packet.ssrc == configuration.remoteSSRC else { return }
-            statistics.record(packet, size: size, now: now)
-        }
+        guard packet.ssrc == configuration.remoteSSRC else { return }
+        statistics.record(packet, size: size, now: now)
         receivedAny = true
         let seq = unwrapper.unwrap(packet.sequenceNumber)
         if configuration.nack {

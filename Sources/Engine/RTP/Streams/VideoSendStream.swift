@@ -1,3 +1,4 @@
+import EngineTransport
 /// The sending half of one VP8 stream, sans-IO: encoded frames in, RTP packets out; the peer's
 /// RTCP in, retransmissions, keyframe requests, RTT and a target bitrate out; an SR+SDES compound
 /// about once a second.
@@ -26,9 +27,6 @@ public struct VideoSendStream: Sendable {
         /// Extensions to put on every packet (e.g. the MID, RFC 8843 §15.1).
         public var headerExtensions: RTPHeaderExtensions?
         public var bitrate = TargetBitrateController()
-        /// When RTX (RFC 4588) is negotiated, retransmissions go on this stream; nil: plain
-        /// retransmission of the original packet.
-        public var rtx: RTXConfiguration?
 
         public init(ssrc: SSRC, payloadType: PayloadType, cname: String) {
             self.ssrc = ssrc; self.payloadType = payloadType; self.cname = cname
@@ -40,7 +38,6 @@ public struct VideoSendStream: Sendable {
     public let configuration: Configuration
     private var packetizer: VP8Packetizer
     private var sequence: SequenceNumber
-    private var rtxSequence = SequenceNumber(0)
     public private(set) var history: SendHistory
     public private(set) var keyframes = KeyframeRequestCoalescer()
     public private(set) var statistics: SendStatistics
@@ -86,8 +83,8 @@ public struct VideoSendStream: Sendable {
         return out
     }
 
-    /// Takes the peer's RTCP; returns the retransmissions its NACKs ask for (original packets,
-    /// or RTX packets when `configuration.rtx` is set).
+    /// Takes the peer's RTCP; returns the retransmissions its NACKs ask for: the original packets,
+    /// same SSRC and sequence number (RTX, RFC 4588, is never negotiated).
     public mutating func handleRTCP(_ packets: [RTCPPacket], now: TransportTime) -> [[UInt8]] {
         var resend: [[UInt8]] = []
         let me = configuration.ssrc
@@ -98,15 +95,7 @@ public struct VideoSendStream: Sendable {
             case .senderReport(let sr):
                 for b in sr.reportBlocks where b.ssrc == me { take(b, now: now) }
             case .nack(let nack) where nack.mediaSSRC == me:
-                var packets = history.retransmissions(for: nack.lostSequenceNumbers, now: now, rtt: roundTripTime)
-                if let rtx = configuration.rtx {
-                    packets = packets.compactMap { bytes in
-                        guard let original = try? RTPPacket.parse(bytes) else { return nil }
-                        defer { rtxSequence = rtxSequence.next }
-                        return RTXPayload.wrap(original, ssrc: rtx.ssrc, payloadType: rtx.payloadType,
-                                               sequenceNumber: rtxSequence).serialized()
-                    }
-                }
+                let packets = history.retransmissions(for: nack.lostSequenceNumbers, now: now, rtt: roundTripTime)
                 for p in packets { statistics.recordRetransmission(size: p.count, now: now) }
                 resend += packets
             case .pictureLossIndication(let pli) where pli.mediaSSRC == me:

@@ -1,3 +1,4 @@
+import EngineTransport
 /// Reassembles one VP8 frame from the RTP packets that carry it (RFC 7741 §4), given in sequence
 /// order. A frame is whole only when the first packet starts it (S=1, PID=0), the last has the
 /// marker bit, the sequence numbers are contiguous, all share one timestamp and every descriptor

@@ -1,3 +1,4 @@
+import EngineTransport
 /// The VP8 payload descriptor at the start of every VP8 RTP payload (RFC 7741 §4.2):
 ///
 ///     |X|R|N|S|R| PID |   required

@@ -1,4 +1,5 @@
 import COpenSSL
+import OpenSSLSupport
 
 /// One side of a DTLS 1.2 handshake for DTLS-SRTP (RFC 5764), sans-IO: datagrams and `now` in, datagrams, events
 /// and a deadline out. Both roles: `a=setup:active` is the DTLS client, `passive` the server (RFC 5763 §5).
@@ -244,11 +245,6 @@ public final class DtlsEndpoint {
         return out
     }
 
-    private static func errorText() -> String {
-        let code = ERR_get_error()
-        guard code != 0 else { return "no OpenSSL error" }
-        var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    /// OpenSSL's error queue as text (drained), for a failure's reason.
+    private static func errorText() -> String { OpenSSLErrors.drain().text }
 }

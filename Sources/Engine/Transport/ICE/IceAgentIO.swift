@@ -5,6 +5,10 @@ public struct Transmit: Hashable, Sendable {
     public var from: TransportAddress
     public var to: TransportAddress
     public var bytes: [UInt8]
+
+    package init(from: TransportAddress, to: TransportAddress, bytes: [UInt8]) {
+        self.from = from; self.to = to; self.bytes = bytes
+    }
 }
 
 /// The pair carrying media once ICE has selected it.

@@ -26,10 +26,10 @@ public struct TransportTime: Comparable, Hashable, Sendable, CustomStringConvert
 }
 
 extension Duration {
-    var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let c = components
         return c.seconds * 1_000_000_000 + c.attoseconds / 1_000_000_000
     }
 
-    func scaled(by factor: Double) -> Duration { .nanoseconds(Int64(Double(nanoseconds) * factor)) }
+    package func scaled(by factor: Double) -> Duration { .nanoseconds(Int64(Double(nanoseconds) * factor)) }
 }

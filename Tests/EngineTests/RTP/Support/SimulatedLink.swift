@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import EngineTransport
 
 /// One direction of a simulated network on a virtual clock: fixed delay plus uniform jitter,
 /// seeded random loss, occasional extra delay (reordering) and duplication. Deterministic for a seed.

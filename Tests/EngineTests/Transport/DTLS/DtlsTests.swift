@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 @Suite struct DtlsTests {
     /// Found by libFuzzer (AddressSanitizer, every DTLS input): the common name reached OpenSSL as an array without a

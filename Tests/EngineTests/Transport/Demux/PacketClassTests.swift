@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 @Suite struct PacketClassTests {
     @Test func firstByteRangesOfRFC7983() {

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 @Suite struct HostInterfacesTests {
     @Test func loopbackOnlyWhenAsked() throws {

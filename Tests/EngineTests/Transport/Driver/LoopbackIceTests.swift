@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// Two agents over real UDP sockets on 127.0.0.1 with the real clock: the sans-IO agent driven the way the
 /// driver will drive it. Bounded to 5 s; only loopback is contacted.

@@ -1,5 +1,5 @@
 import Glibc
-@testable import Engine
+@testable import EngineTransport
 
 /// Two DTLS endpoints through the virtual network, driven by a virtual clock.
 final class DtlsPairHarness {

@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import EngineTransport
 
 /// Two ICE agents wired through a `VirtualNetwork`, with signaling done by direct commands.
 final class IcePairHarness {

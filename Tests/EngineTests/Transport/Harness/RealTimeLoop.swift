@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import EngineTransport
 
 /// Drives `TransportSession`s over real UDP sockets with the real clock, the way a call's event thread will:
 /// poll the sockets with the nearest deadline as timeout, feed datagrams and timeouts. Tests only bind 127.0.0.1.

@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import EngineTransport
 
 /// The seeded PRNG of the transport tests: Engine's SplitMix64 (`SplitMixRandom`), plus helpers.
 typealias SplitMix64 = SplitMixRandom

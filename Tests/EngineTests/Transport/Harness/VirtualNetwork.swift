@@ -1,4 +1,4 @@
-@testable import Engine
+@testable import EngineTransport
 
 /// A simulated UDP network on a virtual clock: seeded loss, delay, jitter (which reorders), and a switch that
 /// cuts all traffic. Deterministic for a given seed; runs as fast as the CPU allows.

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// Two agents through the virtual network: connection, loss, role conflicts, peer-reflexive learning.
 @Suite struct IceAgentConnectivityTests {

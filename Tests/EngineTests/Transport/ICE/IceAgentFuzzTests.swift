@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// Hostile datagrams at a live agent: random bytes, mutated real checks and responses, forged transaction ids.
 /// The agent must not trap, must answer only authenticated requests with success, and must stay connected.

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// Formulas and single-agent message handling, checked against RFC 8445 text.
 @Suite struct IceAgentUnitTests {

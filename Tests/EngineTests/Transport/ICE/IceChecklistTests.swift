@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// Checklist formation, ordering and pacing with several interfaces (RFC 8445 §6.1.2, §6.1.4, §14.2).
 @Suite struct IceChecklistTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// RFC 7675 consent freshness on the selected pair.
 @Suite struct IceConsentTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// The controlled agent follows the controlling agent's latest nomination (media is believed only on the selected
 /// pair, so both sides must agree on it), and keeps answering checks with checks of its own after a selection.

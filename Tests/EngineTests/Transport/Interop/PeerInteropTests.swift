@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// conftui's transport against real peers over 127.0.0.1. Skipped when `make py-deps` has not filled `.venv`.
 /// One `TransportSession` on a loopback socket facing a `PythonPeer`, with the steps every interop test shares.

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 @Suite struct OfferAnswerTests {
     let transport = LocalTransportParameters(

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 @Suite struct SdpParsingTests {
     /// The printed SDP must hold exactly the lines of the input (as a multiset; order may differ).

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 @Suite struct SrtpTests {
     func rtp(seq: UInt16, ssrc: UInt32 = 0x1234_5678, payload: [UInt8]) -> [UInt8] {

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// The STUN encoder refuses what the wire cannot carry (issue #12: a 70,000-byte ufrag made the first connectivity
 /// check trap in `UInt16(value.count)`), and the ICE agent turns that refusal into a failed pair, not a crash.

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// Hostile input: truncation at every offset, corrupted fields, and a seeded random fuzz.
 @Suite struct StunRobustnessTests {

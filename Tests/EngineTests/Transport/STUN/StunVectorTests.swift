@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// RFC 5769 vectors: decode, verify MESSAGE-INTEGRITY / FINGERPRINT, and re-encode byte for byte.
 @Suite struct StunVectorTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// The whole transport over real loopback UDP and the real clock (OpenSSL's DTLS timers included).
 @Suite struct LoopbackSessionTests {

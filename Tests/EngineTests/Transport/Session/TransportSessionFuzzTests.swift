@@ -1,5 +1,5 @@
 import Testing
-@testable import Engine
+@testable import EngineTransport
 
 /// Random datagrams of every RFC 7983 class at a secured session: nothing traps, nothing forged is delivered,
 /// and the session keeps working.

@@ -1,5 +1,7 @@
 import Testing
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Two transport sessions end to end through the virtual network: ICE, then DTLS on the selected pair, then SRTP.
 @Suite struct TransportSessionTests {

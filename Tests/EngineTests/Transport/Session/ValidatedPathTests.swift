@@ -1,5 +1,7 @@
 import Testing
 @testable import Engine
+@testable import EngineRTP
+@testable import EngineTransport
 
 /// Only the 5-tuple ICE validated is believed (RFC 8445 §7.3, RFC 8842 §5, RFC 5764 §5.1.2), and nothing is sent on
 /// a pair whose consent is lost (RFC 7675 §5.1), on the virtual network of `TransportSessionTests.Pair`.

@@ -1,5 +1,6 @@
-/// SplitMix64 (Steele, Lea, Flood 2014): the one seeded generator of Engine (ICE tie-breakers and
-/// pacing jitter, RTCP report intervals) and of its tests, so everything random is reproducible.
+/// SplitMix64 (Steele, Lea, Flood 2014): the one seeded generator of the Engine targets (ICE tie-breakers and
+/// pacing jitter here in Transport, RTCP report intervals in RTP) and of their tests, so everything random is
+/// reproducible. It sits in Transport, the lowest layer that uses it.
 public struct SplitMixRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

@@ -1,4 +1,5 @@
-/// The one error type of the Engine module (transport, media, codecs).
+/// The one error type of the Engine targets (transport, RTP, media, codecs, call). It lives in EngineTransport, the
+/// lowest of them, so every layer above throws the same type.
 public enum EngineError: Error, Equatable, CustomStringConvertible {
     /// A datagram or SDP could not be parsed; `what` names the parser, `reason` the defect.
     case malformed(what: String, reason: String)
