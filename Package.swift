@@ -61,8 +61,11 @@ let package = Package(
             dependencies: ["Signaling", "Engine", "Renderer", "RoomModel"],
             swiftSettings: release),
 
+        // What the Swift tests share: the seeded generator, the network emulator, the pair harness. Engine's public
+        // API only (no @testable import), so the release build, which builds every regular target, compiles it too.
+        .target(name: "EngineTestSupport", dependencies: ["Engine"], path: "Tests/EngineTestSupport"),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "EngineTestSupport"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
         .testTarget(name: "RoomModelTests", dependencies: ["RoomModel"]),
         // The executable's pure parts: the session's translations (SkyRTC <-> Call, snapshots -> room events).
