@@ -37,8 +37,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)), arguments: [101, 102, 103] as [UInt64])
     func sessionsSurviveLossOverLoopback(seed: UInt64) throws {
         let loop = RealTimeLoop()
-        loop.loss = 0.3
-        loop.rng = SplitMix64(seed: seed)
+        loop.link = .init(.init(delay: .zero, loss: 0.3), seed: seed)   // 30 % lost, nothing delayed
         let a = TransportSession(ice: .random(role: .controlling), certificate: try DtlsCertificate())
         let b = TransportSession(ice: .random(role: .controlled), certificate: try DtlsCertificate())
         loop.add(a, socket: try UdpSocket(bind: TransportAddress("127.0.0.1:0")!))
@@ -51,7 +50,7 @@ import Testing
         for i in 0..<2 { loop.feed(i, .command(.addLocalHost(loop.sockets[i].localAddress))) }
         let started = loop.now
         #expect(loop.run(for: .seconds(20)) { a.isSecure && b.isSecure })
-        print("loss \(loop.loss) seed \(seed): secure after \(loop.now - started), \(loop.dropped) datagrams dropped")
+        print("loss \(loop.link.conditions.loss) seed \(seed): secure after \(loop.now - started), \(loop.link.dropped) datagrams dropped")
         var seq: UInt16 = 0
         #expect(loop.run(for: .seconds(5), tick: {
             seq += 1
@@ -63,6 +62,6 @@ import Testing
         }) {
             loop.events[1].filter { if case .rtp = $0 { true } else { false } }.count >= 20
         })
-        #expect(loop.dropped > 0)
+        #expect(loop.link.dropped > 0)
     }
 }
