@@ -64,10 +64,10 @@ let package = Package(
         // What the Swift tests share: the seeded generator, the network emulator, the pair harness. Engine's public
         // API only (no @testable import), so the release build, which builds every regular target, compiles it too.
         .target(name: "EngineTestSupport", dependencies: ["Engine"], path: "Tests/EngineTestSupport"),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling"]),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "EngineTestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "EngineTestSupport"]),
-        .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
-        .testTarget(name: "RoomModelTests", dependencies: ["RoomModel"]),
+        .testTarget(name: "RendererTests", dependencies: ["Renderer", "EngineTestSupport"]),
+        .testTarget(name: "RoomModelTests", dependencies: ["RoomModel", "EngineTestSupport"]),
         // The executable's pure parts: the session's translations (SkyRTC <-> Call, snapshots -> room events).
         .testTarget(name: "ConfTUITests", dependencies: ["ConfTUI", "Engine", "RoomModel", "Signaling"]),
     ] + fuzzTargets,
