@@ -14,9 +14,9 @@ extension Transmit: EmulatedDatagram {
 }
 
 /// One direction of an emulated network on a virtual clock, seeded, so a run replays exactly from its seed and
-/// takes only as long as the CPU needs. Every datagram draws the same random numbers in the same order (loss,
-/// duplication, then jitter and reordering per copy) whatever the conditions, so changing one setting does not
-/// reshuffle the others' outcomes.
+/// takes only as long as the CPU needs. A datagram draws its random numbers in a fixed order (loss; duplication;
+/// jitter and reordering for each copy) whether or not those settings are in use, so what a seed does with
+/// given conditions does not depend on which of them are zero.
 public struct EmulatedLink<Datagram: EmulatedDatagram> {
     public var conditions: LinkConditions
     private var rng: SplitMixRandom
