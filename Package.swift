@@ -84,12 +84,16 @@ let package = Package(
             dependencies: ["Signaling", "Engine", "Renderer", "RoomModel"],
             swiftSettings: release),
 
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling"]),
+        // What the Swift tests share: the seeded generator, the network emulator, the pair harness. Engine's public
+        // API only (no @testable import), so the release build, which builds every regular target, compiles it too.
+        .target(name: "EngineTestSupport", dependencies: ["Engine"], path: "Tests/EngineTestSupport"),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "EngineTestSupport"]),
         // One test target for the four Engine layers; each test file `@testable import`s the layers it uses.
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "EngineMedia", "EngineRTP", "EngineTransport"]),
-        .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
-        .testTarget(name: "RoomModelTests", dependencies: ["RoomModel"]),
-        // The executable's pure parts: the session's translations (SkyRTC <-> Call, snapshots -> room events).
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "EngineMedia", "EngineRTP", "EngineTransport",
+                                                        "EngineTestSupport"]),
+        .testTarget(name: "RendererTests", dependencies: ["Renderer", "EngineTestSupport"]),
+        .testTarget(name: "RoomModelTests", dependencies: ["RoomModel", "EngineTestSupport"]),
+        // The executable's pure parts: the session's translations (SkyRTC <-> Call, call and session events -> room events).
         .testTarget(name: "ConfTUITests", dependencies: ["ConfTUI", "Engine", "RoomModel", "Signaling"]),
     ] + fuzzTargets,
     swiftLanguageModes: [.v6]

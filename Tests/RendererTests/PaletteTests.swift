@@ -1,9 +1,10 @@
+import EngineTestSupport
 import Testing
 @testable import Renderer
 
 @Suite struct PaletteTests {
     @Test func nearest256IsTheExactNearestOfTheStableEntries() {
-        var rng = TestSupport.Rng(seed: 42)
+        var rng = SplitMixRandom(seed: 42)
         for _ in 0..<3000 {
             let c = RGB(rng.byte(), rng.byte(), rng.byte())
             var best = Int.max
@@ -38,7 +39,7 @@ import Testing
     }
 
     @Test func perceptualDistanceIsSymmetric() {
-        var rng = TestSupport.Rng(seed: 3)
+        var rng = SplitMixRandom(seed: 3)
         for _ in 0..<2000 {
             let a = RGB(rng.byte(), rng.byte(), rng.byte()), b = RGB(rng.byte(), rng.byte(), rng.byte())
             #expect(a.distance(to: b) == b.distance(to: a), "\(a) \(b)")

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EngineTestSupport
 import Foundation
 import Testing
 @testable import Renderer
@@ -34,7 +35,7 @@ import Testing
         let screen = TerminalScreen(columns: columns, rows: rows)
         let tile = VideoTile(rect: CellRect(column: 2, row: 1, width: 26, height: 8), label: "peer",
                              options: TileOptions(colorMode: mode, refreshPeriod: nil))
-        var rng = TestSupport.Rng(seed: 2026)
+        var rng = SplitMixRandom(seed: 2026)
         var pixels = (0..<(26 * 16)).map { _ in RGB(rng.byte(), rng.byte(), rng.byte()) }
         var stream: [UInt8] = []
         for frame in 0..<6 {

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Testing
 @testable import Renderer
 
@@ -6,12 +7,12 @@ import Testing
 @Suite struct ReplayTests {
     /// A random picture that changes a little (noise), a lot (moving blocks) or not at all.
     struct Scene {
-        var rng: TestSupport.Rng
+        var rng: SplitMixRandom
         var pixels: [RGB]
         let width: Int, height: Int
 
         init(seed: UInt64, width: Int, height: Int) {
-            rng = TestSupport.Rng(seed: seed)
+            rng = SplitMixRandom(seed: seed)
             self.width = width; self.height = height
             pixels = []
             for _ in 0..<(width * height) { pixels.append(RGB(rng.byte(), rng.byte(), rng.byte())) }
@@ -57,7 +58,7 @@ import Testing
 
     @Test(arguments: [ColorMode.truecolor, .palette256, .palette16, .monochrome], [UInt64(1), 2, 3])
     func randomSequencesReplayExactly(mode: ColorMode, seed: UInt64) {
-        var rng = TestSupport.Rng(seed: seed &* 7919)
+        var rng = SplitMixRandom(seed: seed &* 7919)
         var columns = 20, rows = 8
         let screen = TerminalScreen(columns: columns, rows: rows)
         var model = TerminalModel(columns: columns, rows: rows)
@@ -100,7 +101,7 @@ import Testing
         // One tile filling the screen; after every frame, resize and repaint, each pixel the
         // terminal shows is within the tolerance of the source (the budget is large, so it never
         // scales the tolerance). The source is drawn at the tile's pixel size, so no scaling blurs it.
-        var rng = TestSupport.Rng(seed: seed)
+        var rng = SplitMixRandom(seed: seed)
         var columns = 16, rows = 6
         let screen = TerminalScreen(columns: columns, rows: rows, budget: ByteBudget(bytesPerSecond: 100_000_000))
         var model = TerminalModel(columns: columns, rows: rows)
@@ -174,7 +175,7 @@ import Testing
         let screen = TerminalScreen(columns: 32, rows: 12)
         let tile = VideoTile(rect: CellRect(column: 0, row: 0, width: 32, height: 12),
                              options: TileOptions(colorMode: .truecolor, refreshPeriod: nil))
-        var rng = TestSupport.Rng(seed: 77)
+        var rng = SplitMixRandom(seed: 77)
         let base = Scene(seed: 12, width: 32, height: 24)
         tile.render(.rgb(base.image), now: 0, on: screen)
         _ = screen.finishFrame()

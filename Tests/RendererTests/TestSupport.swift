@@ -1,3 +1,4 @@
+import EngineTestSupport
 @testable import Renderer
 
 /// Small helpers shared by the renderer tests.
@@ -16,22 +17,15 @@ enum TestSupport {
         return try! RGBImage(width: rows[0].count, height: rows.count, pixels: pixels)
     }
 
-    /// A deterministic generator (SplitMix64) so failures reproduce from the seed.
-    struct Rng {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ range: ClosedRange<Int>) -> Int {
-            range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-        }
-        mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+}
+
+/// The renderer tests' draws from the shared generator, kept as they were so each seed still makes the same pictures.
+extension SplitMixRandom {
+    mutating func int(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
     }
+
+    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
 }
 
 extension String {

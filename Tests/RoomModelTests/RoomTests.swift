@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Testing
 @testable import RoomModel
 
@@ -103,24 +104,12 @@ private func pid(_ s: String) -> ParticipantID { ParticipantID(s) }
     #expect(room.remotes[pid("abcdef0123456789")]?.displayName == "abcdef01", "an empty name falls back to the id")
 }
 
-/// A seeded PRNG so the random sequences are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Any order of join / leave / duplicate / unknown events keeps the room consistent with a
 /// plain reference model: the remotes are exactly those joined and not since removed, in the
 /// order they (last) joined; the local tile is always first.
 @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
 func anyEventOrderMatchesTheReferenceModel(seed: UInt64) {
-    var rng = SplitMix64(state: seed)
+    var rng = SplitMixRandom(seed: seed)
     let pool = (0..<8).map { pid("p\($0)") }
     var room = Room(roomName: "r")
     var reference: [ParticipantID] = []   // remotes in join order

@@ -1,4 +1,5 @@
 import Foundation
+import EngineTestSupport
 import Testing
 @testable import Signaling
 
@@ -134,7 +135,7 @@ import Testing
     }
 
     @Test func utf8ValidationAgreesWithTheStandardLibrary() {
-        var rng = RandomInputTests.SplitMix(state: 7)
+        var rng = SplitMixRandom(seed: 7)
         // Every 1-, 2- and 3-byte sequence over the interesting bytes, then random mixtures.
         let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
         var cases: [[UInt8]] = []
@@ -209,7 +210,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3] as [UInt64])
     func agreesWithTheParserOnMutatedMessages(seed: UInt64) throws {
-        var rng = RandomInputTests.SplitMix(state: seed)
+        var rng = SplitMixRandom(seed: seed)
         let seeds = RandomInputTests.seeds.map { JSONWriter.bytes($0) } + [Array(HotPathTests.escapedSDPIn.utf8)]
         for _ in 0..<5_000 {
             var bytes = seeds[Int(rng.next() % UInt64(seeds.count))]

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Testing
 @testable import Signaling
 
@@ -147,7 +148,7 @@ import Testing
 @Suite struct RoomLimitsRandomTests {
     @Test(arguments: [11, 12, 13] as [UInt64])
     func capsHoldUnderRandomChurn(seed: UInt64) {
-        var rng = RandomInputTests.SplitMix(state: seed)
+        var rng = SplitMixRandom(seed: seed)
         let limits = SkyRTCRoomLimits(maxRooms: 3, maxMembersPerRoom: 2)
         var rooms = SkyRTCRooms(limits: limits)
         let ids = (0..<8).map { SocketID("s\($0)") }

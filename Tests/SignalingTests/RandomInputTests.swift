@@ -1,21 +1,10 @@
+import EngineTestSupport
 import Testing
 @testable import Signaling
 
 /// Seeded random and mutated inputs into the pure cores: they must refuse, never crash, and the
 /// room machine must stay consistent (every socket closed → nothing left).
 @Suite struct RandomInputTests {
-    /// A small deterministic generator (SplitMix64), so a failure can be replayed from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let seeds: [JSONValue] = [
         .object([("eventName", .string("__join")), ("data", .object([("room", .string("r"))]))]),
         .object([("eventName", .string("__offer")), ("data", .object([("socketId", .string("x")), ("sdp", .object([("type", .string("offer"))]))]))]),
@@ -24,7 +13,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func framesAndJSONNeverCrashTheCores(seed: UInt64) {
-        var rng = SplitMix(state: seed)
+        var rng = SplitMixRandom(seed: seed)
         var rooms = SkyRTCRooms()
         let ids = (0..<4).map { SocketID("00000000-0000-4000-8000-00000000000\($0)") }
         for id in ids { _ = rooms.handle(.opened(id)) }

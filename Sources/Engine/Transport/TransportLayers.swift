@@ -19,7 +19,7 @@
 //
 // `EngineError.swift` is the error type of every Engine layer, so it lives in this, the lowest one.
 //
-// Tests live in `Tests/EngineTests/Transport/<layer>/`; `Tests/EngineTests/Transport/Harness/` holds the seeded
-// virtual network + virtual clock that runs two agents (or sessions) faster than real time, and a real-time loop
-// over loopback UDP. `Tests/EngineTests/Transport/Interop/` runs a `TransportSession` against aiortc and headless
+// Tests live in `Tests/EngineTests/Transport/<layer>/`; `Tests/EngineTests/Transport/Harness/` holds the ICE, DTLS
+// and session pairs, which run two agents (or sessions) faster than real time on the seeded network emulator and
+// virtual clock of `Tests/EngineTestSupport`, and a real-time loop over loopback UDP. `Tests/EngineTests/Transport/Interop/` runs a `TransportSession` against aiortc and headless
 // Chromium on 127.0.0.1 (skipped unless `make py-deps` filled `.venv`). Run: `swift test --filter EngineTests`.

@@ -99,7 +99,7 @@ func aToneOffAnyGridIsMeasuredThroughOpusForTenSeconds(hz: Double) throws {
 @Test func hostileOpusPacketsAreErrorsNotCrashes() throws {
     let decoder = try OpusDecoder()
     #expect(throws: EngineError.self) { try decoder.decode([]) }
-    var rng = SeededRandom(seed: 7)
+    var rng = SplitMixRandom(seed: 7)
     var errors = 0
     for _ in 0..<20_000 {
         let n = Int(rng.next() % 200) + 1
@@ -142,9 +142,6 @@ func aToneOffAnyGridIsMeasuredThroughOpusForTenSeconds(hz: Double) throws {
     var tone = ToneSource(frequency: 440, amplitude: 0.5)
     #expect(sink.play(tone.nextFrame()) > 0.3, "the null sink still measures the level")
 }
-
-/// SplitMix64 (Engine's), seeded, so a failing input can be replayed.
-typealias SeededRandom = SplitMixRandom
 
 #if canImport(Glibc)
 import Glibc

@@ -29,7 +29,7 @@ import Testing
     }
 
     private func agent(seed: UInt64) -> IceAgent {
-        var rng = SplitMix64(seed: seed)
+        var rng = SplitMixRandom(seed: seed)
         let a = IceAgent(config: IceAgentConfig(role: .controlling, local: .random(using: &rng), tieBreaker: rng.next(), seed: rng.next()))
         _ = a.handle(.command(.addLocalHost(TransportAddress("192.168.1.2:5000")!)), now: .zero)
         _ = a.handle(.command(.setRemoteCredentials(.random(using: &rng))), now: .zero)

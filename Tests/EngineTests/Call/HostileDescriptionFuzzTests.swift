@@ -17,7 +17,7 @@ import Testing
                         "a=ice-pwd:abcdefghijklmnopqrstuv", "a=candidate:1 1 udp 1 127.0.0.1 0 typ host",
                         "a=candidate:1 1 udp 1 ::1 9 typ host", "a=fingerprint:sha-256 00", "a=end-of-candidates"]
 
-    func mutate(_ text: String, _ rng: inout SplitMix64) -> String {
+    func mutate(_ text: String, _ rng: inout SplitMixRandom) -> String {
         var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
         for _ in 0..<Int.random(in: 1...4, using: &rng) where !lines.isEmpty {
             let i = Int.random(in: 0..<lines.count, using: &rng)
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func seededFuzzOfOffersAndAnswersNeverTraps() throws {
-        var rng = SplitMix64(seed: 1212)
+        var rng = SplitMixRandom(seed: 1212)
         let host = TransportAddress("127.0.0.1:5000")!
         let own = try PeerPairHarness(seed: 12)
         own.feed("A", .command(.createOffer))

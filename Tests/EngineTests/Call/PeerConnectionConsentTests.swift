@@ -12,16 +12,16 @@ import Testing
         #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
         let sender = try VirtualSender()
         // Media with some loss, so NACKs and retransmissions are part of the traffic when the path dies.
-        h.network.loss = 0.05
+        h.network.configure { $0.loss = 0.05 }
         h.run(for: .seconds(2), tick: { now in _ = try? sender.tick(h, at: now) })
         #expect(h.b.stats(now: h.now).nacksSent > 0)
-        let beforeCut = ["A": h.sent["A"]!.count, "B": h.sent["B"]!.count]
-        h.network.cut = true
+        let beforeCut = ["A": h.statesAtSend["A"]!.count, "B": h.statesAtSend["B"]!.count]
+        h.network.configure { $0.cut = true }
         // A's encoder keeps offering media every 20 ms; both sides' timers keep running for 40 s.
         h.run(for: .seconds(40), tick: { now in _ = try? sender.tick(h, at: now) })
         for name in ["A", "B"] {
-            #expect(h.connection(name).state == .failed, "\(name) is \(h.connection(name).state)")
-            let afterCut = h.sent[name]!.dropFirst(beforeCut[name]!)
+            #expect(h.endpoint(name).state == .failed, "\(name) is \(h.endpoint(name).state)")
+            let afterCut = h.statesAtSend[name]!.dropFirst(beforeCut[name]!)
             #expect(afterCut.contains { $0.stateAfter != .failed }, "\(name) went on sending until consent expired")
             let afterFailure = afterCut.filter { $0.stateAfter == .failed }
             #expect(afterFailure.isEmpty, "\(name) sent \(afterFailure.count) datagrams after consent was lost")

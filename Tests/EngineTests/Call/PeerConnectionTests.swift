@@ -4,164 +4,8 @@ import Testing
 @testable import EngineRTP
 @testable import EngineTransport
 
-/// Two sans-IO `PeerConnection`s on a virtual clock through the seeded `VirtualNetwork`, with real VP8 and Opus:
-/// offer/answer, trickle buffering, connection states, media content at the receiver, keyframe requests, loss.
-final class PeerPairHarness {
-    let a: PeerConnection   // offerer
-    let b: PeerConnection   // answerer
-    let addressA = TransportAddress("10.0.0.1:5000")!
-    let addressB = TransportAddress("10.0.0.2:6000")!
-    var network: VirtualNetwork
-    var now = TransportTime.zero
-    var deadlines: [String: TransportTime] = [:]
-    var events: [String: [PeerConnection.Event]] = ["A": [], "B": []]
-    var trickled: [String: [TrickleCandidate]] = ["A": [], "B": []]
-    /// Every datagram each side sent: when, and the connection's state right after the call that produced it.
-    var sent: [String: [(at: TransportTime, stateAfter: PeerConnectionState)]] = ["A": [], "B": []]
-    /// What B decodes from A.
-    let mediaAtB: RemoteMedia
-    let mediaAtA: RemoteMedia
-    /// Whether signalled descriptions keep their candidates (false: only trickle carries them).
-    var candidatesInSDP = true
-
-    init(seed: UInt64, configureB: (inout PeerConnection.Configuration) -> Void = { _ in }) throws {
-        a = try PeerConnection(configuration: .random(localHosts: [addressA]))
-        var configurationB = PeerConnection.Configuration.random(localHosts: [addressB])
-        configureB(&configurationB)
-        b = try PeerConnection(configuration: configurationB)
-        network = VirtualNetwork(seed: seed)
-        mediaAtB = try RemoteMedia()
-        mediaAtA = try RemoteMedia()
-    }
-
-    func connection(_ name: String) -> PeerConnection { name == "A" ? a : b }
-
-    @discardableResult
-    func feed(_ name: String, _ input: PeerConnection.Input) -> PeerConnection.Output {
-        let out = connection(name).handle(input, now: now)
-        for t in out.transmits {
-            sent[name]!.append((now, connection(name).state))
-            network.send(t, now: now)
-        }
-        deadlines[name] = out.deadline
-        events[name]! += out.events
-        for e in out.events {
-            switch e {
-            case .localCandidate(let c): trickled[name]!.append(c)
-            case .videoFrame(let f):
-                let media = name == "B" ? mediaAtB : mediaAtA
-                if !media.decode(f, now: now.seconds, wallMillis: UInt32(now.nanoseconds / 1_000_000)) { feed(name, .command(.decodeFailed)) }
-            case .audio(let pull): (name == "B" ? mediaAtB : mediaAtA).play(pull)
-            default: break
-            }
-        }
-        return out
-    }
-
-    func description(_ name: String) -> SessionDescription? {
-        for case .localDescription(let sd) in events[name]!.reversed() {
-            guard !candidatesInSDP else { return sd }
-            var stripped = sd
-            for i in stripped.media.indices { stripped.media[i].candidates = [] }
-            return stripped
-        }
-        return nil
-    }
-
-    /// A offers, B answers; candidates trickle after each description, as a SkyRTC client does.
-    func negotiate() throws {
-        feed("A", .command(.createOffer))
-        let offer = try #require(description("A"))
-        feed("B", .command(.applyRemoteOffer(try SessionDescription(parsing: offer.sdpText))))
-        for c in trickled["A"]! { feed("B", .command(.addRemoteCandidate(c.candidate))) }
-        let answer = try #require(description("B"))
-        feed("A", .command(.applyRemoteAnswer(try SessionDescription(parsing: answer.sdpText))))
-        for c in trickled["B"]! { feed("A", .command(.addRemoteCandidate(c.candidate))) }
-    }
-
-    /// Advances virtual time; `tick` runs every 20 ms of it (media pacing).
-    @discardableResult
-    func run(for limit: Duration, tick: ((TransportTime) -> Void)? = nil, until: () -> Bool = { false }) -> Bool {
-        let end = now + limit
-        var nextTick = now
-        var steps = 0
-        while !until() {
-            steps += 1
-            precondition(steps < 200_000, "harness did not settle at \(now): \(deadlines) \(String(describing: network.nextDelivery)) \(a.debugDeadlines) \(b.debugDeadlines)")
-            let candidates = [network.nextDelivery, deadlines["A"], deadlines["B"], tick == nil ? nil : nextTick].compactMap { $0 }
-            guard let next = candidates.min(), next <= end else { now = end; return until() }
-            now = max(now, next)
-            if let tick, now >= nextTick {
-                tick(now)
-                nextTick = now + .milliseconds(20)
-            }
-            for t in network.due(at: now) {
-                let receiver = t.to == addressA ? "A" : t.to == addressB ? "B" : nil
-                if let receiver { feed(receiver, .datagram(from: t.from, to: t.to, bytes: t.bytes)) }
-            }
-            for name in ["A", "B"] where deadlines[name].map({ $0 <= now }) ?? false {
-                deadlines[name] = nil
-                feed(name, .timeout)
-            }
-        }
-        return true
-    }
-
-    func states(_ name: String) -> [PeerConnectionState] {
-        events[name]!.compactMap { if case .stateChanged(let s, _) = $0 { s } else { nil } }
-    }
-
-    func count(_ name: String, where match: (PeerConnection.Event) -> Bool) -> Int { events[name]!.filter(match).count }
-}
-
-/// A's media: the test card through one VP8 encoder (15 fps) and a 440 Hz tone through Opus every 20 ms, on the
-/// virtual clock. Keyframe requests from A's connection force the next frame to be a keyframe.
-final class VirtualSender {
-    let encoder: VP8Encoder
-    let opus: OpusEncoder
-    let card: TestCardSource
-    var tone = ToneSource(frequency: 440)
-    var muted = false
-    var slots = 0
-    var keyframesSent = 0
-    var clock: Double = 0
-
-    init() throws {
-        encoder = try VP8Encoder(width: 320, height: 240)
-        opus = try OpusEncoder()
-        final class Clock: @unchecked Sendable { var value = 0.0 }   // read only from the test's one thread
-        let box = Clock()
-        card = try TestCardSource(participant: 5, clock: { box.value })
-        clockBox = { box.value = $0 }
-    }
-    private let clockBox: (Double) -> Void
-
-    func tick(_ h: PeerPairHarness, at now: TransportTime) throws {
-        let wantsKeyframe = h.events["A"]!.contains { if case .keyframeRequested = $0 { true } else { false } }
-        let frame = tone.nextFrame()
-        let (packet, dtx) = try opus.encode(muted ? .silence : frame)
-        h.feed("A", .command(.sendAudio(packet: packet, isDTX: dtx)))
-        slots += 1
-        // 15 fps out of 50 audio slots per second: a frame on slots 0, 3, 7, 10, 13, 17, ...
-        if (slots * 15) / 50 != ((slots - 1) * 15) / 50 {
-            clockBox(now.seconds)
-            let force = wantsKeyframe && pendingKeyframe(h)
-            if let picture = try card.nextFrame(), let encoded = try encoder.encode(picture, forceKeyframe: force) {
-                if encoded.isKeyframe { keyframesSent += 1 }
-                h.feed("A", .command(.sendVideo(encoded)))
-            }
-        }
-    }
-
-    private var requestsSeen = 0
-    /// True once per new `.keyframeRequested` event of A.
-    private func pendingKeyframe(_ h: PeerPairHarness) -> Bool {
-        let requests = h.count("A") { if case .keyframeRequested = $0 { true } else { false } }
-        defer { requestsSeen = requests }
-        return requests > requestsSeen
-    }
-}
-
+/// Two sans-IO `PeerConnection`s on the pair harness, with real VP8 and Opus: offer/answer, trickle buffering,
+/// connection states, media content at the receiver, keyframe requests, loss.
 @Suite struct PeerConnectionTests {
     @Test(.timeLimit(.minutes(1)))
     func offerAnswerConnectsAndCarriesTheCardAndTheTone() throws {
@@ -232,11 +76,16 @@ final class VirtualSender {
 
     @Test(.timeLimit(.minutes(1)))
     func fivePercentLossIsRepairedByNack() throws {
-        let h = try PeerPairHarness(seed: 17)
+        // Which datagrams the seed drops depends on how A's packets interleave, and consent checks and RTCP shift
+        // that from run to run. This seed drops 5 % of A's ~300 datagrams (15), several of them video; seed 17
+        // dropped 3.7 % (11), mostly audio, and now and then no video packet at all (then no NACK is due).
+        let h = try PeerPairHarness(seed: 18)
         try h.negotiate()
         #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
-        h.network.loss = 0.05
-        h.network.delay = .milliseconds(30)
+        h.network.configure {
+            $0.loss = 0.05
+            $0.delay = .milliseconds(30)
+        }
         let sender = try VirtualSender()
         h.run(for: .seconds(4), tick: { now in _ = try? sender.tick(h, at: now) })
         let video = h.mediaAtB.video

@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Testing
 @testable import EngineMedia
 @testable import EngineRTP
@@ -12,8 +13,8 @@ import Testing
     var sender = AudioSendStream(ssrc: SSRC(0xA0D1_0000), payloadType: PayloadType(rawValue: 111)!, cname: "a",
                                  initialSequenceNumber: 65_500, initialTimestamp: UInt32.max - 20_000)
     var receiver = AudioReceiveStream(localSSRC: SSRC(1), remoteSSRC: SSRC(0xA0D1_0000), cname: "b")
-    var link = SimulatedLink(.init(delay: .milliseconds(30), jitter: .milliseconds(8), loss: 0, reorder: 0.05,
-                                   reorderExtra: .milliseconds(15), duplicate: 0.05), seed: 99)
+    var link = EmulatedLink<[UInt8]>(LinkConditions(delay: .milliseconds(30), jitter: .milliseconds(8), loss: 0, reorder: 0.05,
+                                                    reorderExtra: .milliseconds(15), duplicate: 0.05), seed: 99)
     let frame = Duration.milliseconds(20)
     let gap = 100..<110            // frames 2.00 s ... 2.20 s never arrive
     let singleLoss = 60            // one lost packet: FEC from the next one
@@ -139,8 +140,8 @@ func audioUnderRandomLossIsRecoveredOrConcealed(loss: Double) throws {
     let decoder = try OpusDecoder()
     var sender = AudioSendStream(ssrc: SSRC(77), payloadType: PayloadType(rawValue: 111)!, cname: "a")
     var receiver = AudioReceiveStream(localSSRC: SSRC(1), remoteSSRC: SSRC(77), cname: "b")
-    var link = SimulatedLink(.init(delay: .milliseconds(40), jitter: .milliseconds(10), loss: loss, reorder: 0.02,
-                                   duplicate: 0.01), seed: UInt64(loss * 1_000))
+    var link = EmulatedLink<[UInt8]>(LinkConditions(delay: .milliseconds(40), jitter: .milliseconds(10), loss: loss, reorder: 0.02,
+                                                    duplicate: 0.01), seed: UInt64(loss * 1_000))
     let frames = 500
     var out: [AudioFrame] = []
     var pulls = 0

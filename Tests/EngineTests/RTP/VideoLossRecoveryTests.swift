@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Testing
 @testable import Engine
 @testable import EngineMedia
@@ -5,7 +6,7 @@ import Testing
 @testable import EngineTransport
 
 /// Sender (VP8Encoder on a test card, VideoSendStream) and receiver (VideoReceiveStream,
-/// VP8Decoder) joined by a lossy simulated link on a virtual clock. The receiver reads the frame
+/// VP8Decoder) joined by a lossy emulated network on a virtual clock. The receiver reads the frame
 /// counter back from each decoded picture, so "shown", "in order" and "no duplicate" are measured
 /// on the pictures themselves.
 struct VideoCallSimulation {
@@ -41,10 +42,9 @@ struct VideoCallSimulation {
                     reorder: Double = 0.02, duplicate: Double = 0.01) throws -> Result {
         let frameCount = seconds * 15
         precondition(frameCount <= frames.count)
-        let conditions = SimulatedLink.Conditions(delay: .milliseconds(40), jitter: .milliseconds(10), loss: loss,
-                                                  reorder: reorder, duplicate: duplicate)
-        var forward = SimulatedLink(conditions, seed: seed)
-        var backward = SimulatedLink(conditions, seed: seed ^ 0xABCD)
+        // Media goes A → B, feedback B → A, each direction with the same conditions.
+        var network = NetworkEmulator<[UInt8]>(LinkConditions(delay: .milliseconds(40), jitter: .milliseconds(10), loss: loss,
+                                                              reorder: reorder, duplicate: duplicate), seed: seed)
         let senderSSRC = SSRC(0x1111_1111), receiverSSRC = SSRC(0x2222_2222)
         let sc = VideoSendStream.Configuration(ssrc: senderSSRC, payloadType: PayloadType(rawValue: 96)!, cname: "sender")
         var sender = VideoSendStream(configuration: sc)
@@ -86,13 +86,13 @@ struct VideoCallSimulation {
                 if let encoded = try encoder.encode(frames[nextFrame], forceKeyframe: force) {
                     result.framesEncoded += 1
                     if encoded.isKeyframe { result.keyframesEncoded += 1 }
-                    for p in sender.send(encoded, now: now) { forward.send(p, now: now) }
+                    for p in sender.send(encoded, now: now) { network.aToB.send(p, now: now) }
                 }
                 nextFrame += 1
             }
-            if let sr = sender.pollReport(now: now) { forward.send(sr, now: now) }
+            if let sr = sender.pollReport(now: now) { network.aToB.send(sr, now: now) }
             // Receiver.
-            for datagram in forward.deliver(now: now) {
+            for datagram in network.aToB.deliver(now: now) {
                 if RTPPacket.looksLikeRTCP(datagram) {
                     receiver.handleRTCP(try RTCPPacket.parseCompound(datagram), now: now)
                 } else {
@@ -104,17 +104,17 @@ struct VideoCallSimulation {
             receiver.roundTripTime = sender.roundTripTime
             let out = receiver.poll(now: now)
             for f in out.frames { show(f, at: now) }
-            for p in out.rtcp { backward.send(p, now: now) }
+            for p in out.rtcp { network.bToA.send(p, now: now) }
             // Sender gets feedback.
-            for datagram in backward.deliver(now: now) {
+            for datagram in network.bToA.deliver(now: now) {
                 let packets = try RTCPPacket.parseCompound(datagram)
                 result.plisSent += packets.filter { if case .pictureLossIndication = $0 { true } else { false } }.count
-                for p in sender.handleRTCP(packets, now: now) { forward.send(p, now: now) }
+                for p in sender.handleRTCP(packets, now: now) { network.aToB.send(p, now: now) }
             }
             // Advance to the next thing that can happen.
             let candidates: [TransportTime?] = [
                 nextFrame < frameCount ? TransportTime.zero + frameInterval * nextFrame : nil,
-                forward.nextDelivery, backward.nextDelivery, receiver.nextDeadline(), sender.nextDeadline, end,
+                network.nextDelivery, receiver.nextDeadline(), sender.nextDeadline, end,
             ]
             let next = candidates.compactMap { $0 }.min()!
             now = next > now ? next : now + .milliseconds(1)

@@ -13,7 +13,7 @@ import Testing
     @Test(arguments: [DtlsEndpoint.Role.client, .server])
     func handshakeInBothRolesExportsMatchingKeys(roleA: DtlsEndpoint.Role) throws {
         let h = try DtlsPairHarness(roleA: roleA, seed: 1)
-        h.run(for: .seconds(2))
+        h.handshake(for: .seconds(2))
         #expect(h.a.state == .connected && h.b.state == .connected)
         let ka = try #require(h.a.keyingMaterial), kb = try #require(h.b.keyingMaterial)
         #expect(ka.localMasterKey == kb.remoteMasterKey)
@@ -27,7 +27,7 @@ import Testing
 
     @Test func smallMTUSplitsFlightsIntoDatagrams() throws {
         let h = try DtlsPairHarness(roleA: .client, seed: 2, mtu: 400)
-        h.run(for: .seconds(2))
+        h.handshake(for: .seconds(2))
         #expect(h.a.state == .connected && h.b.state == .connected)
         #expect(h.sizes.allSatisfy { $0 <= 400 })
         #expect(h.sizes.contains(400))   // the certificate flight really was fragmented at the MTU
@@ -35,14 +35,14 @@ import Testing
 
     @Test func reorderingIsTolerated() throws {
         let h = try DtlsPairHarness(roleA: .server, seed: 3, mtu: 300)
-        h.network.jitter = .milliseconds(30)   // fragments of one flight overtake each other
-        h.run(for: .seconds(10), realWaits: 4)
+        h.network.configure { $0.jitter = .milliseconds(30) }   // fragments of one flight overtake each other
+        h.handshake(for: .seconds(10), realWaits: 4)
         #expect(h.a.state == .connected && h.b.state == .connected)
     }
 
     @Test func fingerprintMismatchFails() throws {
         let h = try DtlsPairHarness(roleA: .client, seed: 4, corruptFingerprintOfA: true)
-        h.run(for: .seconds(2))
+        h.handshake(for: .seconds(2))
         // B checks A's certificate against a wrong fingerprint: B fails, and its alert makes A fail too.
         guard case .failed(let reason) = h.b.state else {
             Issue.record("B is \(h.b.state)")
@@ -57,7 +57,7 @@ import Testing
     @Test(arguments: [SrtpProfile.aes128CmHmacSha1_80, .aeadAes128Gcm])
     func profileNegotiation(only profile: SrtpProfile) throws {
         let h = try DtlsPairHarness(roleA: .client, seed: 5, profilesB: [profile])
-        h.run(for: .seconds(2))
+        h.handshake(for: .seconds(2))
         #expect(h.a.keyingMaterial?.profile == profile)
         #expect(h.a.keyingMaterial?.localMasterKey.count == 16 + profile.saltLength)
     }
@@ -91,7 +91,7 @@ import Testing
     @Test func garbageDatagramsDoNotCrash() throws {
         let certA = try DtlsCertificate(), certB = try DtlsCertificate()
         let server = try DtlsEndpoint(role: .server, certificate: certB, remoteFingerprint: certA.fingerprint)
-        var rng = SplitMix64(seed: 6)
+        var rng = SplitMixRandom(seed: 6)
         for _ in 0..<300 {
             var d = rng.bytes(Int.random(in: 1...200, using: &rng))
             d[0] = UInt8.random(in: 20...63, using: &rng)

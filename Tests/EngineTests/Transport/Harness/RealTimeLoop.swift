@@ -1,4 +1,5 @@
 @testable import EngineTransport
+import EngineTestSupport
 
 /// Drives `TransportSession`s over real UDP sockets with the real clock, the way a call's event thread will:
 /// poll the sockets with the nearest deadline as timeout, feed datagrams and timeouts. Tests only bind 127.0.0.1.
@@ -9,10 +10,9 @@ final class RealTimeLoop {
     var sockets: [UdpSocket] = []
     var deadlines: [TransportTime?] = []
     var events: [[TransportSession.Event]] = []
-    /// Fraction of outgoing datagrams dropped before `sendto` (seeded), to exercise real retransmission timers.
-    var loss = 0.0
-    var rng = SplitMix64(seed: 1)
-    private(set) var dropped = 0
+    /// What outgoing datagrams pass through before `sendto` (on the real clock): by default nothing is lost or
+    /// held back. Seeded loss exercises the real retransmission timers.
+    var link = EmulatedLink<Transmit>(LinkConditions(delay: .zero), seed: 1)
     /// Called for every event, e.g. to signal candidates to the other side.
     var onEvent: (Int, TransportSession.Event) -> Void = { _, _ in }
 
@@ -31,16 +31,18 @@ final class RealTimeLoop {
 
     func feed(_ i: Int, _ input: TransportSession.Input) {
         let out = sessions[i].handle(input, now: now)
-        for t in out.transmits {
-            if loss > 0 && rng.chance(loss) {
-                dropped += 1
-                continue
-            }
-            sockets[i].send(t.bytes, to: t.to)
-        }
+        for t in out.transmits { link.send(t, now: now) }
+        sendDue()
         deadlines[i] = out.deadline
         events[i] += out.events
         for e in out.events { onEvent(i, e) }
+    }
+
+    /// Hands what the link lets through by now to the socket it was sent from.
+    private func sendDue() {
+        for t in link.deliver(now: now) {
+            sockets.first { $0.localAddress == t.from }?.send(t.bytes, to: t.to)
+        }
     }
 
     /// Runs until `until` holds or `limit` of real time passes; `tick` runs about every 20 ms (media pacing).
@@ -55,13 +57,14 @@ final class RealTimeLoop {
                 tick()
                 nextTick = current + .milliseconds(20)
             }
-            let next = (deadlines.compactMap { $0 } + [giveUp, nextTick]).min()!
+            let next = (deadlines.compactMap { $0 } + [giveUp, nextTick, link.nextDelivery].compactMap { $0 }).min()!
             let waitMs = Int32(max(0, min((next - current).nanoseconds / 1_000_000, 20)))
             for i in UdpSocket.wait(sockets, timeoutMilliseconds: waitMs) {
                 while let (bytes, from) = sockets[i].receive() {
                     feed(i, .datagram(from: from, to: sockets[i].localAddress, bytes: bytes))
                 }
             }
+            sendDue()
             for i in sessions.indices where deadlines[i].map({ $0 <= now }) ?? false {
                 deadlines[i] = nil
                 feed(i, .timeout)

@@ -1,7 +1,7 @@
 import Testing
 @testable import EngineTransport
 
-/// Two agents through the virtual network: connection, loss, role conflicts, peer-reflexive learning.
+/// Two agents through the emulated network: connection, loss, role conflicts, peer-reflexive learning.
 @Suite struct IceAgentConnectivityTests {
     func expectSameSelectedPair(_ h: IcePairHarness) {
         #expect(h.a.selected?.localBase == h.addressA)
@@ -25,9 +25,11 @@ import Testing
     @Test(arguments: [11, 12, 13, 14, 15, 16, 17, 18] as [UInt64])
     func connectsWithTwentyPercentLossAndReordering(seed: UInt64) {
         let h = IcePairHarness(seed: seed)
-        h.network.loss = 0.2
-        h.network.delay = .milliseconds(20)
-        h.network.jitter = .milliseconds(80)   // > Ta, so checks and responses overtake each other
+        h.network.configure {
+            $0.loss = 0.2
+            $0.delay = .milliseconds(20)
+            $0.jitter = .milliseconds(80)   // > Ta, so checks and responses overtake each other
+        }
         h.start()
         #expect(h.run(for: .seconds(15)) { $0.bothConnected })
         expectSameSelectedPair(h)
@@ -39,7 +41,7 @@ import Testing
 
     @Test func aggressiveNominationConnects() {
         let h = IcePairHarness(seed: 3, nomination: .aggressive)
-        h.network.loss = 0.2
+        h.network.configure { $0.loss = 0.2 }
         h.start()
         #expect(h.run(for: .seconds(15)) { $0.bothConnected })
         expectSameSelectedPair(h)
@@ -57,7 +59,7 @@ import Testing
         let roleEvents = h.records.filter { if case .roleChanged = $0.event { true } else { false } }
         #expect(!roleEvents.isEmpty)
         // The agent that keeps its role answers the crossing check with 487 (§7.3.1.1).
-        let conflicts = h.transmitsFrom.values.joined().filter { (_, t) in
+        let conflicts = h.sent.values.joined().filter { (_, t) in
             (try? StunMessage(decoding: t.bytes))?.errorCode?.code == 487
         }
         #expect(!conflicts.isEmpty)
@@ -91,8 +93,10 @@ import Testing
     @Test func sameSeedSameTimeline() {
         func timeline() -> [String] {
             let h = IcePairHarness(seed: 99)
-            h.network.loss = 0.2
-            h.network.jitter = .milliseconds(60)
+            h.network.configure {
+                $0.loss = 0.2
+                $0.jitter = .milliseconds(60)
+            }
             h.start()
             h.run(for: .seconds(20))
             return h.records.map { "\($0.at.nanoseconds) \($0.agent) \($0.event)" }

@@ -8,8 +8,8 @@ import Testing
         let h = IcePairHarness(seed: 51)
         h.start()
         #expect(h.run(for: .seconds(5)) { $0.bothConnected })
-        let captured = h.transmitsFrom.values.joined().map(\.1.bytes)
-        var rng = SplitMix64(seed: 52)
+        let captured = h.sent.values.joined().map(\.1.bytes)
+        var rng = SplitMixRandom(seed: 52)
         let attacker = TransportAddress("10.66.6.6:666")!
         var successesToAttacker = 0
         for i in 0..<20_000 {

@@ -5,7 +5,7 @@ import Testing
 @Suite struct IceChecklistTests {
     func firstTransmissions(_ h: IcePairHarness, _ name: String) -> [(TransportTime, Transmit, StunMessage)] {
         var seen = Set<TransactionID>()
-        return h.transmitsFrom[name, default: []].compactMap { (at, t) in
+        return h.sent[name, default: []].compactMap { (at, t) in
             guard let m = try? StunMessage(decoding: t.bytes), m.type == .bindingRequest, seen.insert(m.transactionID).inserted
             else { return nil }
             return (at, t, m)
@@ -30,7 +30,7 @@ import Testing
 
     @Test func newChecksArePacedByTa() {
         let h = multiHomed(seed: 32)
-        h.network.delay = .milliseconds(200)   // slow responses keep the checklist busy for a while
+        h.network.configure { $0.delay = .milliseconds(200) }   // slow responses keep the checklist busy for a while
         h.start()
         #expect(h.run(for: .seconds(10)) { $0.bothConnected })
         for name in ["A", "B"] {

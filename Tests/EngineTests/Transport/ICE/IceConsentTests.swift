@@ -5,7 +5,7 @@ import Testing
 @Suite struct IceConsentTests {
     /// Binding requests A sent after `t` (connectivity checks are over by then, so these are consent checks).
     func requestTimes(_ h: IcePairHarness, from name: String, after t: TransportTime) -> [TransportTime] {
-        h.transmitsFrom[name, default: []].compactMap { (at, transmit) in
+        h.sent[name, default: []].compactMap { (at, transmit) in
             guard at > t, let m = try? StunMessage(decoding: transmit.bytes), m.type == .bindingRequest else { return nil }
             return at
         }
@@ -34,7 +34,7 @@ import Testing
         #expect(h.run(for: .seconds(5)) { $0.bothConnected })
         h.run(for: .seconds(12))
         let cutAt = h.now
-        h.network.cut = true
+        h.network.configure { $0.cut = true }
         h.run(for: .seconds(40))
         for name in ["A", "B"] {
             let disconnected = try #require(h.firstTime(name, reaches: .disconnected))
@@ -47,7 +47,7 @@ import Testing
             #expect(failed - cutAt >= .seconds(24))
             #expect(h.states(name).map(\.1).suffix(2) == [.disconnected, .failed])
             // §5.1: after expiry the agent stops sending on the pair.
-            #expect(h.transmitsFrom[name, default: []].allSatisfy { $0.0 <= failed })
+            #expect(h.sent[name, default: []].allSatisfy { $0.0 <= failed })
         }
     }
 
@@ -55,17 +55,17 @@ import Testing
         let h = IcePairHarness(seed: 23)
         h.start()
         #expect(h.run(for: .seconds(5)) { $0.bothConnected })
-        h.network.cut = true
+        h.network.configure { $0.cut = true }
         h.run(for: .seconds(12))
         #expect(h.a.state == .disconnected)
-        h.network.cut = false
+        h.network.configure { $0.cut = false }
         #expect(h.run(for: .seconds(10)) { $0.bothConnected })
         #expect(h.states("A").map(\.1) == [.checking, .connected, .disconnected, .connected])
     }
 
     @Test func roundTripTimeIsMeasuredFromChecks() {
         let h = IcePairHarness(seed: 24)
-        h.network.delay = .milliseconds(35)
+        h.network.configure { $0.delay = .milliseconds(35) }
         h.start()
         #expect(h.run(for: .seconds(5)) { $0.bothConnected })
         h.run(for: .seconds(20))

@@ -98,7 +98,7 @@ import Testing
     /// Seeded mutation fuzz over both fixtures: delete, duplicate, swap and corrupt lines and characters.
     /// Parsing must never trap, and printing must be a fixpoint: print(parse(print(x))) == print(x).
     @Test func seededFuzzNeverCrashesAndIsIdempotent() throws {
-        var rng = SplitMix64(seed: 8866)
+        var rng = SplitMixRandom(seed: 8866)
         let alphabet = Array("aAvm=:/ 0123456789.-\r\n\t*")
         var parsed = 0
         let iterations = fuzzIterations(default: 2_000)

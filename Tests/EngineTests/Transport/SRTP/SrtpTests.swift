@@ -20,7 +20,7 @@ import Testing
     /// Keys from a real DTLS handshake, so the whole DTLS-SRTP chain is exercised.
     func contexts(_ profile: SrtpProfile) throws -> (SrtpContext, SrtpContext) {
         let h = try DtlsPairHarness(roleA: .client, seed: 9, profilesB: [profile])
-        h.run(for: .seconds(2))
+        h.handshake(for: .seconds(2))
         let ka = try #require(h.a.keyingMaterial), kb = try #require(h.b.keyingMaterial)
         return (try SrtpContext(keys: ka), try SrtpContext(keys: kb))
     }
@@ -28,7 +28,7 @@ import Testing
     @Test(arguments: [SrtpProfile.aes128CmHmacSha1_80, .aeadAes128Gcm])
     func protectAndUnprotectBothWays(profile: SrtpProfile) throws {
         let (a, b) = try contexts(profile)
-        var rng = SplitMix64(seed: 10)
+        var rng = SplitMixRandom(seed: 10)
         for seq in UInt16(1)...50 {
             let packet = rtp(seq: seq, payload: rng.bytes(Int.random(in: 1...1000, using: &rng)))
             let protected = try a.protectRTP(packet)

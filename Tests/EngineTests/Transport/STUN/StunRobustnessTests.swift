@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func everyAttributeRoundTrips() throws {
-        var rng = SplitMix64(seed: 7)
+        var rng = SplitMixRandom(seed: 7)
         let attributes: [StunAttribute] = [
             .mappedAddress(TransportAddress("10.1.2.3:4000")!), .xorMappedAddress(TransportAddress("[fe80::1]:9")!),
             .xorMappedAddress(TransportAddress("203.0.113.9:65535")!), .username("ufragA:ufragB"),
@@ -97,7 +97,7 @@ import Testing
     /// half mutations of the RFC 5769 vectors. Decoding must never trap; whatever decodes must re-encode and
     /// decode to the same attributes.
     @Test func seededFuzzNeverCrashes() throws {
-        var rng = SplitMix64(seed: 0x5354_554E)
+        var rng = SplitMixRandom(seed: 0x5354_554E)
         var decodedCount = 0
         let inputs = 100_000
         for i in 0..<inputs {

@@ -7,7 +7,7 @@ import Testing
     @Test func randomDatagramsOfEveryClass() throws {
         let p = try TransportSessionTests.Pair(seed: 61)
         #expect(p.run(for: .seconds(5)) { p.a.isSecure && p.b.isSecure })
-        var rng = SplitMix64(seed: 62)
+        var rng = SplitMixRandom(seed: 62)
         let firstBytes: [ClosedRange<UInt8>] = [0...3, 16...19, 20...63, 64...79, 128...191, 0...255]
         for i in 0..<fuzzIterations(default: 5_000) {
             // Every 97th datagram is oversize: up to the largest UDP payload (65,507 bytes).

@@ -3,69 +3,9 @@ import Testing
 @testable import EngineRTP
 @testable import EngineTransport
 
-/// Two transport sessions end to end through the virtual network: ICE, then DTLS on the selected pair, then SRTP.
+/// Two transport sessions end to end through the emulated network: ICE, then DTLS on the selected pair, then SRTP.
 @Suite struct TransportSessionTests {
-    final class Pair {
-        let a: TransportSession
-        let b: TransportSession
-        let addressA = TransportAddress("10.0.0.1:5000")!
-        let addressB = TransportAddress("10.0.0.2:6000")!
-        var network: VirtualNetwork
-        var now = TransportTime.zero
-        var events: [String: [TransportSession.Event]] = ["A": [], "B": []]
-        var deadlines: [String: TransportTime] = [:]
-        /// Every datagram each side handed to the network, with the time.
-        var sent: [String: [(at: TransportTime, transmit: Transmit)]] = ["A": [], "B": []]
-
-        init(seed: UInt64, corruptFingerprint: Bool = false) throws {
-            var rng = SplitMix64(seed: seed)
-            a = TransportSession(ice: IceAgentConfig(role: .controlling, local: .random(using: &rng), tieBreaker: rng.next(), seed: rng.next()),
-                                 certificate: try DtlsCertificate())
-            b = TransportSession(ice: IceAgentConfig(role: .controlled, local: .random(using: &rng), tieBreaker: rng.next(), seed: rng.next()),
-                                 certificate: try DtlsCertificate())
-            network = VirtualNetwork(seed: rng.next())
-            var fingerprintOfA = a.localFingerprint
-            if corruptFingerprint { fingerprintOfA.bytes[31] ^= 0xFF }
-            // A offered actpass, B answered active (RFC 5763 §5): B is the DTLS client.
-            feed("A", .command(.setRemote(.init(credentials: b.ice.localCredentials, fingerprint: b.localFingerprint, localDtlsRole: .server))))
-            feed("B", .command(.setRemote(.init(credentials: a.ice.localCredentials, fingerprint: fingerprintOfA, localDtlsRole: .client))))
-            feed("A", .command(.addLocalHost(addressA)))
-            feed("B", .command(.addLocalHost(addressB)))
-        }
-
-        func session(_ name: String) -> TransportSession { name == "A" ? a : b }
-
-        func feed(_ name: String, _ input: TransportSession.Input) {
-            let out = session(name).handle(input, now: now)
-            for t in out.transmits {
-                sent[name, default: []].append((now, t))
-                network.send(t, now: now)
-            }
-            deadlines[name] = out.deadline
-            events[name, default: []] += out.events
-            for e in out.events {
-                if case .ice(.candidateGathered(let c)) = e { feed(name == "A" ? "B" : "A", .command(.addRemoteCandidate(c))) }
-            }
-        }
-
-        func run(for limit: Duration, until: () -> Bool) -> Bool {
-            let end = now + limit
-            while !until() {
-                let next = ([network.nextDelivery] + deadlines.values.map { Optional($0) }).compactMap { $0 }.min()
-                guard let next, next <= end else { return until() }
-                now = max(now, next)
-                // Datagrams to any other address (an attacker's) have nobody to receive them.
-                for t in network.due(at: now) where t.to == addressA || t.to == addressB {
-                    feed(t.to == addressA ? "A" : "B", .datagram(from: t.from, to: t.to, bytes: t.bytes))
-                }
-                for name in ["A", "B"] where (deadlines[name].map { $0 <= now } ?? false) {
-                    deadlines[name] = nil
-                    feed(name, .timeout)
-                }
-            }
-            return true
-        }
-    }
+    typealias Pair = SessionPairHarness
 
     func rtp(seq: UInt16, payload: [UInt8]) -> [UInt8] {
         var p: [UInt8] = [0x80, 96]
@@ -102,7 +42,7 @@ import Testing
         #expect(statsA.bytesSent == statsB.bytesReceived)
         #expect(statsB.packetsSent == 1 && statsA.packetsReceived == 1)
         #expect(statsA.iceState == .connected && statsA.srtpProfile != nil)
-        #expect(statsA.roundTripTime == .milliseconds(20))   // two 10 ms hops of the virtual network
+        #expect(statsA.roundTripTime == .milliseconds(20))   // two 10 ms hops of the emulated network
         #expect(statsA.selectedPair?.remoteAddress == p.addressB)
     }
 

@@ -4,10 +4,10 @@ import Testing
 @testable import EngineTransport
 
 /// Only the 5-tuple ICE validated is believed (RFC 8445 §7.3, RFC 8842 §5, RFC 5764 §5.1.2), and nothing is sent on
-/// a pair whose consent is lost (RFC 7675 §5.1), on the virtual network of `TransportSessionTests.Pair`.
+/// a pair whose consent is lost (RFC 7675 §5.1), on the emulated network of `SessionPairHarness`.
 /// A offered (controlling, DTLS server), B answered `active` (controlled, DTLS client).
 @Suite struct ValidatedPathTests {
-    typealias Pair = TransportSessionTests.Pair
+    typealias Pair = SessionPairHarness
     let attacker = TransportAddress("10.0.0.66:7000")!
 
     /// A fatal handshake_failure alert in an epoch-0 DTLS 1.2 record: unauthenticated, as any DTLS peer would accept
@@ -96,7 +96,7 @@ import Testing
     @Test func afterConsentIsLostNothingIsSentOnThePairByEitherSide() throws {
         let p = try Pair(seed: 66)
         #expect(p.run(for: .seconds(5)) { p.a.isSecure && p.b.isSecure })
-        p.network.cut = true
+        p.network.configure { $0.cut = true }
         var failedAt: [String: TransportTime] = [:]
         var seq: UInt16 = 0
         var rtcp: [UInt8] = [0x80, 201, 0, 1]
@@ -109,7 +109,7 @@ import Testing
             _ = p.run(for: clock - p.now) { false }
             p.now = max(p.now, clock)
             for name in ["A", "B"] {
-                if failedAt[name] == nil, p.session(name).ice.state == .failed { failedAt[name] = p.now }
+                if failedAt[name] == nil, p.endpoint(name).ice.state == .failed { failedAt[name] = p.now }
                 seq &+= 1
                 p.feed(name, .command(.sendRTP(rtp(seq: seq))))
                 p.feed(name, .command(.sendRTCP(rtcp)))
