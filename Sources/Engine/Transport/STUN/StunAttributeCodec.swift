@@ -53,6 +53,25 @@ enum StunAttributeCodec {
             var r = ByteReader(v)
             let tieBreaker = r.u64()!
             return type == StunAttribute.Code.iceControlled ? .iceControlled(tieBreaker) : .iceControlling(tieBreaker)
+        case StunAttribute.Code.xorPeerAddress:
+            return .xorPeerAddress(try address(v, xor: transactionID))
+        case StunAttribute.Code.xorRelayedAddress:
+            return .xorRelayedAddress(try address(v, xor: transactionID))
+        case StunAttribute.Code.data:
+            return .data(v)
+        case StunAttribute.Code.channelNumber:
+            // RFC 8656 §18.1: a 16-bit channel number followed by 16 RFFU bits. Whether the number is in the
+            // channel range is the TURN client's question (it only believes numbers it bound itself).
+            guard v.count == 4 else { throw malformed("CHANNEL-NUMBER length \(v.count)") }
+            return .channelNumber(UInt16(v[0]) << 8 | UInt16(v[1]))
+        case StunAttribute.Code.lifetime:
+            guard v.count == 4 else { throw malformed("LIFETIME length \(v.count)") }
+            var r = ByteReader(v)
+            return .lifetime(r.u32()!)
+        case StunAttribute.Code.requestedTransport:
+            // RFC 8656 §18.7: the protocol number, then 24 RFFU bits.
+            guard v.count == 4 else { throw malformed("REQUESTED-TRANSPORT length \(v.count)") }
+            return .requestedTransport(v[0])
         default:
             // RFC 5389 §15: 0x0000-0x7FFF comprehension-required, 0x8000-0xFFFF comprehension-optional.
             return type < 0x8000 ? .unknown(type: type, value: v) : nil
@@ -96,6 +115,11 @@ enum StunAttributeCodec {
         case .useCandidate: break
         case .iceControlled(let t), .iceControlling(let t): out.appendBE(t)
         case .fingerprint(let f): out.appendBE(f)
+        case .channelNumber(let n): out.appendBE(n); out.appendBE(UInt16(0))
+        case .lifetime(let seconds): out.appendBE(seconds)
+        case .xorPeerAddress(let a), .xorRelayedAddress(let a): out = encodeAddress(a, xor: transactionID)
+        case .data(let bytes): out = bytes
+        case .requestedTransport(let proto): out = [proto, 0, 0, 0]
         case .unknown(_, let value): out = value
         }
         return out

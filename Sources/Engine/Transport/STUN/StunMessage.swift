@@ -164,6 +164,16 @@ public struct StunMessage: Equatable, Sendable {
     public var xorMappedAddress: TransportAddress? {
         attributes.lazy.compactMap { if case .xorMappedAddress(let a) = $0 { a } else { nil } }.first
     }
+    public var xorRelayedAddress: TransportAddress? {
+        attributes.lazy.compactMap { if case .xorRelayedAddress(let a) = $0 { a } else { nil } }.first
+    }
+    public var xorPeerAddress: TransportAddress? {
+        attributes.lazy.compactMap { if case .xorPeerAddress(let a) = $0 { a } else { nil } }.first
+    }
+    public var data: [UInt8]? { attributes.lazy.compactMap { if case .data(let d) = $0 { d } else { nil } }.first }
+    public var lifetime: UInt32? { attributes.lazy.compactMap { if case .lifetime(let l) = $0 { l } else { nil } }.first }
+    public var realm: String? { attributes.lazy.compactMap { if case .realm(let r) = $0 { r } else { nil } }.first }
+    public var nonce: String? { attributes.lazy.compactMap { if case .nonce(let n) = $0 { n } else { nil } }.first }
     public var errorCode: StunErrorCode? { attributes.lazy.compactMap { if case .errorCode(let e) = $0 { e } else { nil } }.first }
     /// Comprehension-required attributes this parser does not know (RFC 5389 §7.3.1: a request with any gets 420).
     public var unknownComprehensionRequired: [UInt16] {
