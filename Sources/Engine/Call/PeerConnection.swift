@@ -39,6 +39,10 @@ public final class PeerConnection {
         var send: Bool
         var receive: Bool
         var midExtensionID: UInt8?
+        /// The transport-wide sequence number's extension id, when the answer kept it.
+        var transportSequenceID: UInt8?
+        /// The answer's `a=rtcp-fb ... transport-cc`: the receiver of this section sends transport feedback.
+        var transportFeedback: Bool
     }
     private var audio: Negotiated?
     private var video: Negotiated?
@@ -48,6 +52,9 @@ public final class PeerConnection {
     private var audioReceive: AudioReceiveStream?
     private var audioPullAt: TransportTime?
     private var router = RTPStreamRouter()
+    /// Transport feedback for what the peer sends us (docs/congestion-control.md), once `transport-cc` is negotiated.
+    private var feedbackBuilder: TransportFeedbackBuilder?
+    private var transportSequenceID: UInt8?
     private var sentKeyframe = false
     private var videoPacketsReceived: UInt64 = 0
     private var audioPacketsReceived: UInt64 = 0
@@ -248,7 +255,10 @@ public final class PeerConnection {
             let mine = section.direction ?? .sendrecv, peer = remoteSection.direction ?? .sendrecv
             let n = Negotiated(payloadType: pt, mid: mid, mLineIndex: index,
                                send: mine.sends && peer.receives, receive: mine.receives && peer.sends,
-                               midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.flatMap { UInt8(exactly: $0.id) })
+                               midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.flatMap { UInt8(exactly: $0.id) },
+                               transportSequenceID: answered.extmaps.first { $0.uri == TransportWideSequenceNumber.uri }
+                                   .flatMap { UInt8(exactly: $0.id) }.flatMap { (1...14).contains($0) ? $0 : nil },
+                               transportFeedback: answered.feedback(for: pt).contains(TransportWideSequenceNumber.feedback))
             switch section.kind {
             case "audio": audio = n
             case "video": video = n
@@ -260,6 +270,12 @@ public final class PeerConnection {
         var ids: [String: UInt8] = [:]
         if let id = (audio ?? video)?.midExtensionID { ids[Extmap.midURI] = id }
         router = RTPStreamRouter(extensions: RTPHeaderExtensionMap(ids: ids))
+        // BUNDLE puts both sections on one transport, so one counter and one feedback stream serve both; the
+        // extension id is the same in both sections (RFC 8285 §6: ids are per bundle).
+        if let twcc = [audio, video].compactMap({ $0 }).first(where: { $0.receive && $0.transportFeedback && $0.transportSequenceID != nil }) {
+            transportSequenceID = twcc.transportSequenceID
+            feedbackBuilder = TransportFeedbackBuilder(senderSSRC: configuration.videoSSRC)
+        }
         for n in [audio, video].compactMap({ $0 }) where n.receive {
             router.expect(payloadTypes: [n.payloadType], mid: Mid(rawValue: n.mid))
             let section = remoteSections.first { $0.mid?.rawValue == n.mid }
@@ -402,7 +418,13 @@ public final class PeerConnection {
             mediaGaps.append(MediaGap(endedAt: Double(now.nanoseconds) / 1e9, milliseconds: Double((now - last).nanoseconds) / 1e6))
         }
         lastMediaAt = now
-        guard let packet = try? RTPPacket.parse(bytes), let mid = router.route(packet)?.rawValue else { return }
+        guard let packet = try? RTPPacket.parse(bytes) else { return }
+        // Every stamped packet is reported, routed or not (probes and padding included): the sender's estimate
+        // counts every byte it put on the path.
+        if let id = transportSequenceID, let sequence = TransportWideSequenceNumber.read(from: packet, id: id) {
+            feedbackBuilder?.record(sequence: sequence, mediaSSRC: packet.ssrc, arrival: now)
+        }
+        guard let mid = router.route(packet)?.rawValue else { return }
         if let video, video.receive, mid == video.mid, packet.payloadType == video.payloadType {
             if videoReceive == nil {
                 videoReceive = VideoReceiveStream(configuration: .init(localSSRC: configuration.videoSSRC, remoteSSRC: packet.ssrc,
@@ -458,6 +480,10 @@ public final class PeerConnection {
             if videoSend != nil, let sr = videoSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             if audioSend != nil, let sr = audioSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             if audioReceive != nil, let rr = audioReceive!.pollReport(now: now) { sendRTCP(rr, now: now) }
+            // Reduced-size RTCP (RFC 5506), which every peer that negotiates transport-cc also accepts.
+            if feedbackBuilder != nil {
+                for feedback in feedbackBuilder!.poll() { sendRTCP(RTCPPacket.transportFeedback(feedback).serialized(), now: now) }
+            }
         }
         if let due = videoReceive?.nextDeadline(), due <= now { pollVideo(now: now) }
         if var pullAt = audioPullAt, audioReceive != nil {
@@ -496,6 +522,7 @@ public final class PeerConnection {
         s.srtpRejected = transport?.rejectedPackets ?? 0
         s.offPathPackets = transport?.stats.offPathPackets ?? 0
         s.mediaGaps = mediaGaps
+        s.transportFeedbackSent = feedbackBuilder?.messagesSent ?? 0
         s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
         if videoSend != nil {
             let v = videoSend!.snapshot(now: now)
