@@ -1,4 +1,5 @@
-"""Chromium's own bandwidth estimator runs on the transport feedback `conftui bot` sends it.
+"""Transport-wide congestion control with Chromium, both ways: Chromium's estimator runs on the feedback `conftui bot`
+sends it, and the bot's estimator runs on Chromium's.
 
 Chromium (the page `conftui serve` serves, fake camera) and one bot in a room. Chromium stamps what it sends with the
 transport-wide sequence number once the bot's description asks for `transport-cc`, and estimates its sending rate
@@ -8,7 +9,8 @@ promptly (loopback), its probes and its additive increase take the estimate well
 
 Asserted, from Chromium's `getStats()` sampled every second for 12 s after the first decoded frame: the selected
 pair's `availableOutgoingBitrate` rises above 1 Mbit/s; the bot's report counts about twenty feedback messages a
-second; the bot keeps decoding Chromium's video. On failure: the samples, the page log, the bot's log and report,
+second; the bot keeps decoding Chromium's video; the bot received Chromium's feedback about its own packets (it
+stamps them too) and its send-side estimate is live; Chromium decodes the bot's video. On failure: the samples, the page log, the bot's log and report,
 the server's log and Chromium's output.
 """
 
@@ -20,7 +22,7 @@ import time
 from testsupport.bot import BotProcess
 from testsupport.chromium import Chromium, Page
 from testsupport.evidence import evidence_on_failure
-from testsupport.pages import PAGE_READY, PagesEvidence, wait_until
+from testsupport.pages import PAGE_READY, PagesEvidence, states_of, wait_until
 
 SECONDS = 12
 MIN_ESTIMATE = 1_000_000     # bit/s; Chromium starts at 300 kbit/s
@@ -81,6 +83,7 @@ def test_chromium_estimates_from_the_bots_transport_feedback(signaling_server, c
         for k in range(SECONDS + 1):
             time.sleep(max(0.0, start + k - time.monotonic()))
             samples.append(page.evaluate(SAMPLE))
+        final = states_of([page])[0]["peers"].get(bot_id) or {}
         report = bot.stop()
 
         assert all("error" not in s for s in samples), samples
@@ -93,6 +96,12 @@ def test_chromium_estimates_from_the_bots_transport_feedback(signaling_server, c
         connected_seconds = SECONDS + 2
         assert transport["transportFeedbackSent"] >= FEEDBACK_PER_SECOND * connected_seconds * 0.6, transport
         assert seen["video"]["framesDecoded"] >= 5 * SECONDS, seen["video"]
+        # libwebrtc sends its feedback every 50 to 250 ms depending on its receive rate.
+        assert transport["transportFeedbackReceived"] >= 4 * SECONDS, transport
+        assert transport["sendEstimateBitrate"] and transport["sendEstimateBitrate"] >= 100_000, transport
+        assert final["framesDecoded"] >= 5 * SECONDS, final
         sent_kbps = (samples[-1]["videoBytesSent"] - samples[0]["videoBytesSent"]) * 8 / 1000 / (samples[-1]["at"] - samples[0]["at"])
         print(f"Chromium's estimate towards the bot, kbit/s per second: {[round(e / 1000) for e in estimates]}; "
-              f"its video sent {sent_kbps:.0f} kbit/s; the bot sent {transport['transportFeedbackSent']} feedback messages")
+              f"its video sent {sent_kbps:.0f} kbit/s; the bot sent {transport['transportFeedbackSent']} feedback messages, "
+              f"received {transport['transportFeedbackReceived']}, its estimate {transport['sendEstimateBitrate'] / 1000:.0f} "
+              f"kbit/s ({transport['sendEstimateUsage']})")

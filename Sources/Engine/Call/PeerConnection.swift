@@ -55,6 +55,9 @@ public final class PeerConnection {
     /// Transport feedback for what the peer sends us (docs/congestion-control.md), once `transport-cc` is negotiated.
     private var feedbackBuilder: TransportFeedbackBuilder?
     private var transportSequenceID: UInt8?
+    /// The send-side estimate (docs/congestion-control.md), when the peer sends transport feedback for what we send;
+    /// otherwise the video stream's loss and REMB controller sets our rate.
+    private var sendEstimator: SendSideBandwidthEstimator?
     private var sentKeyframe = false
     private var videoPacketsReceived: UInt64 = 0
     private var audioPacketsReceived: UInt64 = 0
@@ -272,9 +275,15 @@ public final class PeerConnection {
         router = RTPStreamRouter(extensions: RTPHeaderExtensionMap(ids: ids))
         // BUNDLE puts both sections on one transport, so one counter and one feedback stream serve both; the
         // extension id is the same in both sections (RFC 8285 §6: ids are per bundle).
-        if let twcc = [audio, video].compactMap({ $0 }).first(where: { $0.receive && $0.transportFeedback && $0.transportSequenceID != nil }) {
+        let withFeedback = [audio, video].compactMap { $0 }.filter { $0.transportFeedback && $0.transportSequenceID != nil }
+        if let twcc = withFeedback.first(where: \.receive) {
             transportSequenceID = twcc.transportSequenceID
             feedbackBuilder = TransportFeedbackBuilder(senderSSRC: configuration.videoSSRC)
+        }
+        if let twcc = withFeedback.first(where: \.send) {
+            transportSequenceID = twcc.transportSequenceID
+            sendEstimator = SendSideBandwidthEstimator(initial: Self.initialSendBitrate, minimum: Self.minimumSendBitrate,
+                                                       maximum: Self.maximumSendBitrate)
         }
         for n in [audio, video].compactMap({ $0 }) where n.receive {
             router.expect(payloadTypes: [n.payloadType], mid: Mid(rawValue: n.mid))
@@ -287,21 +296,24 @@ public final class PeerConnection {
         if let video, video.send {
             var c = VideoSendStream.Configuration(ssrc: configuration.videoSSRC, payloadType: video.payloadType, cname: configuration.cname)
             c.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
-            c.headerExtensions = midExtension(video)
+            c.headerExtensions = sendExtensions(video)
             videoSend = VideoSendStream(configuration: c)
         }
         if let audio, audio.send {
             var s = AudioSendStream(ssrc: configuration.audioSSRC, payloadType: audio.payloadType, cname: configuration.cname,
                                     initialSequenceNumber: UInt16.random(in: 0...0x7FFF))
-            s.headerExtensions = midExtension(audio)
+            s.headerExtensions = sendExtensions(audio)
             audioSend = s
         }
     }
 
-    /// RFC 8843 §15.1: the MID header extension lets the peer route packets before it has learned the SSRCs.
-    private func midExtension(_ n: Negotiated) -> RTPHeaderExtensions? {
-        guard let id = n.midExtensionID, id >= 1, id <= 14 else { return nil }
-        return .elements([RTPHeaderExtensionElement(id: id, data: Array(n.mid.utf8))])
+    /// RFC 8843 §15.1: the MID header extension lets the peer route packets before it has learned the SSRCs. With
+    /// a send-side estimate, a transport-wide sequence number too, stamped as each packet leaves (`sendRTP`).
+    private func sendExtensions(_ n: Negotiated) -> RTPHeaderExtensions? {
+        var elements: [RTPHeaderExtensionElement] = []
+        if let id = n.midExtensionID, id >= 1, id <= 14 { elements.append(RTPHeaderExtensionElement(id: id, data: Array(n.mid.utf8))) }
+        if sendEstimator != nil, let id = transportSequenceID { elements.append(TransportWideSequenceNumber.placeholder(id: id)) }
+        return elements.isEmpty ? nil : .elements(elements)
     }
 
     private func applyRemote(_ remote: SessionDescription, localRole: DtlsEndpoint.Role, now: TransportTime) {
@@ -402,7 +414,13 @@ public final class PeerConnection {
         out.events.append(.stateChanged(next, cause: cause))
     }
 
+    /// Every RTP packet leaves here, retransmissions included, so each gets its own transport-wide number.
     private func sendRTP(_ packet: [UInt8], now: TransportTime) {
+        var packet = packet
+        if sendEstimator != nil, let id = transportSequenceID, TransportWideSequenceNumber.hasElement(id: id, in: packet) {
+            let sequence = sendEstimator!.stamp(size: packet.count, now: now)
+            _ = TransportWideSequenceNumber.stamp(sequence, id: id, in: &packet)
+        }
         feedTransport(.command(.sendRTP(packet)), now: now)
     }
 
@@ -445,6 +463,12 @@ public final class PeerConnection {
 
     private func receiveRTCP(_ bytes: [UInt8], now: TransportTime) {
         guard let packets = try? RTCPPacket.parseCompound(bytes) else { return }
+        if sendEstimator != nil {
+            let roundTrip = videoSend?.statistics.roundTripTime ?? transport?.stats.roundTripTime
+            for case .transportFeedback(let feedback) in packets {
+                sendEstimator!.onFeedback(feedback, roundTrip: roundTrip, now: now)
+            }
+        }
         if videoSend != nil {
             for resend in videoSend!.handleRTCP(packets, now: now) { sendRTP(resend, now: now) }
             if videoSend!.takeKeyframeRequest(now: now) { out.events.append(.keyframeRequested) }
@@ -497,8 +521,28 @@ public final class PeerConnection {
         }
     }
 
-    /// What the peer's feedback (REMB, RR loss) allows for our video, bits per second; nil before video is negotiated.
-    public var targetVideoBitrate: Int? { videoSend?.targetBitrate }
+    /// Send-side estimate bounds (bits per second, everything on the transport). The start is libwebrtc's; the top
+    /// leaves the video controller's own maximum as the binding one.
+    static let initialSendBitrate = 300_000
+    static let minimumSendBitrate = 50_000
+    static let maximumSendBitrate = 2_500_000
+    /// What the audio takes of the estimate: Opus at 32 kbit/s plus RTP, SRTP and UDP/IP headers at 50 packets a second.
+    static let audioShare = 48_000
+
+    /// What the peer's feedback allows for our video, bits per second; nil before video is negotiated. With transport
+    /// feedback: the send-side estimate less the audio's share (and under any REMB the peer sends); without: the
+    /// video stream's loss and REMB controller.
+    public var targetVideoBitrate: Int? {
+        guard let videoSend else { return nil }
+        guard let estimate = sendEstimator?.target else { return videoSend.targetBitrate }
+        let video = estimate - (audioSend == nil ? 0 : Self.audioShare)
+        return min(max(video, videoSend.rate.minimum), videoSend.rate.maximum, videoSend.rate.rembCap ?? Int.max)
+    }
+
+    /// The send-side estimate's view, for statistics (nil without transport feedback).
+    public var sendEstimate: (target: Int, usage: BandwidthUsage, acknowledged: Int?)? {
+        sendEstimator.map { ($0.target, $0.usage, $0.acknowledgedBitrate) }
+    }
 
     /// The timers behind `Output.deadline`, for diagnostics.
     public var debugDeadlines: String {
@@ -523,6 +567,9 @@ public final class PeerConnection {
         s.offPathPackets = transport?.stats.offPathPackets ?? 0
         s.mediaGaps = mediaGaps
         s.transportFeedbackSent = feedbackBuilder?.messagesSent ?? 0
+        s.transportFeedbackReceived = sendEstimator?.feedbackReceived ?? 0
+        s.sendEstimateBitrate = sendEstimator?.target
+        s.sendEstimateUsage = sendEstimator?.usage.rawValue
         s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
         if videoSend != nil {
             let v = videoSend!.snapshot(now: now)

@@ -28,6 +28,9 @@ public enum TransportWideSequenceNumber {
         return true
     }
 
+    /// Whether `bytes` carries a two-byte element `id` to stamp.
+    public static func hasElement(id: UInt8, in bytes: [UInt8]) -> Bool { dataOffset(id: id, in: bytes) != nil }
+
     /// Where element `id`'s two data bytes start in `bytes`, walking the RFC 8285 one-byte or two-byte form.
     static func dataOffset(id: UInt8, in bytes: [UInt8]) -> Int? {
         guard bytes.count >= RTPPacket.fixedHeaderSize, bytes[0] >> 6 == 2, bytes[0] & 0x10 != 0 else { return nil }
