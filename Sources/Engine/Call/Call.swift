@@ -222,6 +222,10 @@ private final class CallEventLoop {
         var signalledCandidates: [String] = []
         /// The size of the last picture told to the screen (nil before the first).
         var shownSize: (width: Int, height: Int)?
+        /// Which encoding this peer receives (`EncodingPlan`); after a switch, frames wait for that encoding's
+        /// keyframe, since the peer's decoder has none of the frames the new encoding's deltas refer to.
+        var layer = EncodingPlan.Layer.full
+        var awaitingKeyframe = false
         var samples: [Int16] { media.recentSamples }
 
         init(id: RemotePeerID, connection: PeerConnection, sockets: [UdpSocket], media: RemoteMedia, createdAt: Double) {
@@ -237,6 +241,8 @@ private final class CallEventLoop {
     /// Open connections only: a closed peer is released at once (connection with its ICE/DTLS/SRTP state, sockets,
     /// decoders, last picture); what the report needs of it is its published summary (`CallLimits`).
     var peers: [RemotePeerID: Peer] = [:]
+    /// The video encodings last planned (nil before any peer connected).
+    var encodingPlan: EncodingPlan?
     /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
     var audioNotes: [String] = []
     var lastPublish = TransportTime.zero
@@ -444,7 +450,10 @@ private final class CallEventLoop {
     func send(_ item: EncodedMedia) {
         for peer in peers.values where peer.connection.state == .connected {
             switch item {
-            case .video(let frame): feed(peer, .command(.sendVideo(frame)))
+            case .video(let frame, let layer):
+                guard peer.layer == layer, !(peer.awaitingKeyframe && !frame.isKeyframe) else { continue }
+                peer.awaitingKeyframe = false
+                feed(peer, .command(.sendVideo(frame)))
             case .audio(let packet, let isDTX): feed(peer, .command(.sendAudio(packet: packet, isDTX: isDTX)))
             }
         }
@@ -501,7 +510,7 @@ private final class CallEventLoop {
         case .audio(let pull):
             if let frame = peer.media.play(pull) { call.playback?.push(frame, from: peer.id) }
         case .keyframeRequested:
-            call.media.requestKeyframe()
+            call.media.requestKeyframe(layer: peer.layer)
         case .warning(let text):
             call.log("\(short(peer.id)): \(text)")
         }
@@ -526,8 +535,27 @@ private final class CallEventLoop {
         for note in notes where !audioNotes.contains(note) { call.log(note) }
         audioNotes = notes
         for peer in peers.values { publish(peer) }
-        let targets = peers.values.filter { $0.connection.state == .connected }.compactMap(\.connection.targetVideoBitrate)
-        if let weakest = targets.min() { call.media.setVideoBitrate(kbps: weakest / 1000) }
+        applyEncodingPlan()
+    }
+
+    /// Re-plans the encodings from the connected peers' video targets and moves peers whose encoding changed.
+    func applyEncodingPlan() {
+        var targets: [RemotePeerID: Int] = [:]
+        for peer in peers.values where peer.connection.state == .connected {
+            if let bps = peer.connection.targetVideoBitrate { targets[peer.id] = bps / 1000 }
+        }
+        guard !targets.isEmpty else { return }
+        let plan = EncodingPlan.make(targets: targets, ceilingKbps: call.media.options.videoBitrateKbps, previous: encodingPlan)
+        if plan != encodingPlan {
+            call.log("video encodings: \(plan.fullKbps) kbit/s" + (plan.lowKbps.map { " and \($0) kbit/s for \(plan.lowPeers.map { short($0) }.sorted())" } ?? ""))
+        }
+        encodingPlan = plan
+        call.media.setVideoBitrates(fullKbps: plan.fullKbps, lowKbps: plan.lowKbps)
+        for peer in peers.values where peer.layer != plan.layer(of: peer.id) {
+            peer.layer = plan.layer(of: peer.id)
+            peer.awaitingKeyframe = true
+            call.media.requestKeyframe(layer: peer.layer)
+        }
     }
 
     func publish(_ peer: Peer) {
