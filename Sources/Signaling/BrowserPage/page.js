@@ -23,8 +23,9 @@
  *       peers: {<socketId>: {name (its display name, null if none), label (its name or short id), media ({audioMuted, videoOn} as it announced them, null before), role, connectionState, iceConnectionState, signalingState, framesDecoded,
  *                            frameWidth, frameHeight, packetsReceived, audioPacketsReceived,
  *                            videoPacketsReceived, audioLevel, totalAudioEnergy, bytesReceived,
- *                            selectedPair}}}
- *     (figures summed over the peer's inbound-rtp stats; selectedPair is "local -> remote" address:port)
+ *                            selectedPair, selectedPairTypes}}}
+ *     (figures summed over the peer's inbound-rtp stats; selectedPair is "local -> remote" address:port,
+ *     selectedPairTypes their ICE candidate types, "host/srflx" and the like)
  *   window.conftui.log -> the most recent log lines (each is also console.log'ged with a "[conftui]" prefix).
  */
 
@@ -629,7 +630,7 @@ async function peerSummary(peer) {
     name: peer.name, label: label(peer), media: peer.media, role: peer.role, connectionState: pc.connectionState, iceConnectionState: pc.iceConnectionState,
     signalingState: pc.signalingState, framesDecoded: 0, frameWidth: 0, frameHeight: 0, packetsReceived: 0,
     audioPacketsReceived: 0, videoPacketsReceived: 0, audioLevel: 0, totalAudioEnergy: 0, bytesReceived: 0,
-    selectedPair: null,
+    selectedPair: null, selectedPairTypes: null,
   };
   const report = await pc.getStats();
   const byId = new Map();
@@ -656,6 +657,7 @@ async function peerSummary(peer) {
       const remote = pair && byId.get(pair.remoteCandidateId);
       if (local && remote) {
         summary.selectedPair = local.address + ":" + local.port + " -> " + remote.address + ":" + remote.port;
+        summary.selectedPairTypes = local.candidateType + "/" + remote.candidateType;
       }
     }
   }
