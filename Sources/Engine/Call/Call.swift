@@ -39,6 +39,9 @@ public final class Call: Sendable {
     /// The speaker (nil when `options.playback` is `.none`).
     let playback: CallPlayback?
     private let onSignal: @Sendable (CallSignalOut) -> Void
+    /// Tells the room our microphone and camera state (SkyRTC: `__media_state`), on the event thread: once after each
+    /// join and whenever mute or video changes, so the others' tiles are told rather than left guessing.
+    private let onMediaAnnouncement: @Sendable (LocalMediaState) -> Void
     /// Signaling for the event thread, bounded by `CallLimits.maxQueuedSignals`.
     private let inbox = Mutex<[CallSignalIn]>([])
     private let droppedSignalCount = Atomic<Int>(0)
@@ -64,7 +67,8 @@ public final class Call: Sendable {
         var openConnections = 0
     }
 
-    public init(options: Options, onSignal: @escaping @Sendable (CallSignalOut) -> Void) throws(EngineError) {
+    public init(options: Options, onSignal: @escaping @Sendable (CallSignalOut) -> Void,
+                onMediaAnnouncement: @escaping @Sendable (LocalMediaState) -> Void = { _ in }) throws(EngineError) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw .library(name: "libc", call: "pipe", code: errno) }
         for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
@@ -72,10 +76,11 @@ public final class Call: Sendable {
         wakeWrite = fds[1]
         self.options = options
         self.onSignal = onSignal
+        self.onMediaAnnouncement = onMediaAnnouncement
         let wake = fds[1]
         let events = self.events
         media = try MediaPipeline(options: options.media, onMedia: { Call.wake(wake) },
-                                  onLocalChange: { events.push(.localMedia($0)) })
+                                  onLocalChange: { events.push(.localMedia($0)); Call.wake(wake) })
         playback = CallPlayback(options.playback)
     }
 
@@ -175,6 +180,7 @@ public final class Call: Sendable {
     fileprivate var wakeFD: Int32 { wakeRead }
     fileprivate func takeInbox() -> [CallSignalIn] { inbox.withLock { q in defer { q = [] }; return q } }
     fileprivate func send(_ signal: CallSignalOut) { onSignal(signal) }
+    fileprivate func announce(_ media: LocalMediaState) { onMediaAnnouncement(media) }
     fileprivate func log(_ text: String) { options.log(String(format: "%8.3f ", elapsed) + text) }
     fileprivate func publish(you: RemotePeerID?) { state.withLock { $0.you = you } }
     fileprivate func publish(_ id: RemotePeerID, _ peer: PublishedPeer) {
@@ -246,6 +252,8 @@ private final class CallEventLoop {
     /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
     var audioNotes: [String] = []
     var lastPublish = TransportTime.zero
+    /// Mute and video as last announced to the room (nil: not since the last join).
+    var announcedMedia: (audioMuted: Bool, videoOn: Bool)?
     /// The room's rules (who offers, glare, retries, leaving); the loop only carries out its actions.
     var policy = Mesh()
     /// What the driver parsed of the message the policy is handling: the policy sees text, parsing is the driver's
@@ -279,6 +287,7 @@ private final class CallEventLoop {
                 while read(call.wakeFD, &sink, sink.count) > 0 {}
             }
             for signal in call.takeInbox() { handle(signal) }
+            announceMediaIfChanged()
             for item in call.media.drain() { send(item) }
             for (i, (peer, socket)) in order.enumerated() where fds[i + 1].revents & Int16(POLLIN) != 0 {
                 guard peers[peer.id] === peer else { continue }
@@ -332,7 +341,21 @@ private final class CallEventLoop {
         case .joined, .newPeer, .removePeer: break
         }
         apply(.signal(signal))
-        if case .joined = signal { call.publish(you: policy.you) }
+        if case .joined = signal {
+            call.publish(you: policy.you)
+            announcedMedia = nil   // a (re)join is a new socket: the room knows nothing of it yet
+            announceMediaIfChanged()
+        }
+    }
+
+    /// The wake-up that follows a mute or video toggle (the pipeline's `onLocalChange` queues an event and the media
+    /// thread wakes us) finds the state changed; nothing is sent before the first `_peers`.
+    func announceMediaIfChanged() {
+        guard policy.you != nil else { return }
+        let now = call.media.localState
+        if let last = announcedMedia, last == (now.audioMuted, now.videoOn) { return }
+        announcedMedia = (now.audioMuted, now.videoOn)
+        call.announce(now)
     }
 
     /// Feeds the policy one input and carries out what it decides, in order.

@@ -192,6 +192,10 @@ public final class MediaPipeline: Sendable {
         return order[(i + 1) % order.count]
     }
 
+    /// The low encoding is half the width and height: a quarter of the pixels, so its keyframes (the bursts a slow
+    /// link chokes on, and which its receiver asks for again whenever one is lost) are about a quarter the size.
+    static func lowSize(_ full: Int) -> Int { max(16, full / 2 / 2 * 2) }
+
     private func encode(_ frame: VideoFrame, with encoder: VP8Encoder, layer: EncodingPlan.Layer) {
         let bit = 1 << layer.rawValue
         let force = keyframeWanted.bitwiseAnd(~bit, ordering: .relaxed).oldValue & bit != 0
@@ -305,7 +309,7 @@ public final class MediaPipeline: Sendable {
                 if wantedLow == 0 {
                     low = nil
                 } else if low == nil {
-                    low = (try? VP8Encoder(width: o.width, height: o.height, bitrateKbps: wantedLow,
+                    low = (try? VP8Encoder(width: Self.lowSize(o.width), height: Self.lowSize(o.height), bitrateKbps: wantedLow,
                                            frameRate: Int(o.frameRate.rounded()))).map { ($0, wantedLow) }
                     requestKeyframe(layer: .low)
                 } else if low!.kbps != wantedLow {
@@ -318,7 +322,9 @@ public final class MediaPipeline: Sendable {
                 } else if let frame = try? switcher.nextFrame() {
                     localFrame.withLock { $0 = frame }
                     encode(frame, with: vp8, layer: .full)
-                    if let low { encode(frame, with: low.encoder, layer: .low) }
+                    if let low, let small = try? I420Scaler.scale(frame, width: Self.lowSize(o.width), height: Self.lowSize(o.height)) {
+                        encode(small, with: low.encoder, layer: .low)
+                    }
                 }
                 nextVideo += videoInterval
                 if t - nextVideo > 0.2 { nextVideo = t + videoInterval }

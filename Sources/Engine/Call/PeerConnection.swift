@@ -524,10 +524,14 @@ public final class PeerConnection {
     /// Send-side estimate bounds (bits per second, everything on the transport). The start is libwebrtc's; the top
     /// leaves the video controller's own maximum as the binding one.
     static let initialSendBitrate = 300_000
-    static let minimumSendBitrate = 50_000
+    /// Low enough to say "audio alone barely fits": a 300 kbit/s member of a four-party mesh receives three audio
+    /// streams (about 150 kbit/s) before any video.
+    static let minimumSendBitrate = 30_000
     static let maximumSendBitrate = 2_500_000
     /// What the audio takes of the estimate: Opus at 32 kbit/s plus RTP, SRTP and UDP/IP headers at 50 packets a second.
     static let audioShare = 48_000
+    /// The least video the estimate path asks of the encoder (VP8 still gives a picture, at the low encoding's size).
+    static let minimumVideoBitrate = 30_000
 
     /// What the peer's feedback allows for our video, bits per second; nil before video is negotiated. With transport
     /// feedback: the send-side estimate less the audio's share (and under any REMB the peer sends); without: the
@@ -536,7 +540,7 @@ public final class PeerConnection {
         guard let videoSend else { return nil }
         guard let estimate = sendEstimator?.target else { return videoSend.targetBitrate }
         let video = estimate - (audioSend == nil ? 0 : Self.audioShare)
-        return min(max(video, videoSend.rate.minimum), videoSend.rate.maximum, videoSend.rate.rembCap ?? Int.max)
+        return min(max(video, Self.minimumVideoBitrate), videoSend.rate.maximum, videoSend.rate.rembCap ?? Int.max)
     }
 
     /// The send-side estimate's view, for statistics (nil without transport feedback).
