@@ -298,7 +298,8 @@ private final class CallEventLoop {
                         if let candidate = peer.gatherer!.handle(bytes: bytes) { reflexive(candidate, of: peer) }
                         continue
                     }
-                    feed(peer, .datagram(from: from, to: socket.localAddress, bytes: bytes))
+                    let arrivedAt = socket.ageOfLastDatagram().map { TransportTime(nanoseconds: now.nanoseconds - $0.nanoseconds) }
+                    feed(peer, .datagram(from: from, to: socket.localAddress, bytes: bytes, arrivedAt: arrivedAt))
                 }
             }
             let t = now

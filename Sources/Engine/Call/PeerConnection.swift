@@ -58,6 +58,8 @@ public final class PeerConnection {
     /// The send-side estimate (docs/congestion-control.md), when the peer sends transport feedback for what we send;
     /// otherwise the video stream's loss and REMB controller sets our rate.
     private var sendEstimator: SendSideBandwidthEstimator?
+    /// When the datagram being handled arrived (the kernel's time when the driver passes it).
+    private var arrival = TransportTime.zero
     private var sentKeyframe = false
     private var videoPacketsReceived: UInt64 = 0
     private var audioPacketsReceived: UInt64 = 0
@@ -97,7 +99,8 @@ public final class PeerConnection {
         out = Output()
         switch input {
         case .command(let command): apply(command, now: now)
-        case .datagram(let from, let to, let bytes):
+        case .datagram(let from, let to, let bytes, let arrivedAt):
+            arrival = min(arrivedAt ?? now, now)
             packetsReceived += 1
             bytesReceived += UInt64(bytes.count)
             feedTransport(.datagram(from: from, to: to, bytes: bytes), now: now)
@@ -440,7 +443,7 @@ public final class PeerConnection {
         // Every stamped packet is reported, routed or not (probes and padding included): the sender's estimate
         // counts every byte it put on the path.
         if let id = transportSequenceID, let sequence = TransportWideSequenceNumber.read(from: packet, id: id) {
-            feedbackBuilder?.record(sequence: sequence, mediaSSRC: packet.ssrc, arrival: now)
+            feedbackBuilder?.record(sequence: sequence, mediaSSRC: packet.ssrc, arrival: arrival)
         }
         guard let mid = router.route(packet)?.rawValue else { return }
         if let video, video.receive, mid == video.mid, packet.payloadType == video.payloadType {

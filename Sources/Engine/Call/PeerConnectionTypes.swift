@@ -78,7 +78,8 @@ extension PeerConnection {
     }
 
     public enum Input: Sendable {
-        case datagram(from: TransportAddress, to: TransportAddress, bytes: [UInt8])
+        /// `arrivedAt`: when the kernel received it, if the driver knows (else `now`); only transport feedback uses it.
+        case datagram(from: TransportAddress, to: TransportAddress, bytes: [UInt8], arrivedAt: TransportTime? = nil)
         case timeout
         case command(Command)
     }
