@@ -11,11 +11,14 @@ PY := $(VENV)/bin/python
 #   chromium      the browser peer in interop tests (headless)
 #   ffmpeg        converts the benchmark clips to Y4M
 #   python3-venv  the virtualenv for aiortc (PyPI)
+#   coturn        a real STUN/TURN server (`turnserver`) for the calls across the emulated internet (Tests/Network)
+#   nftables      NAT, packet loss and UDP blocking in the emulated internet's routers (docs/emulated-network.md);
+#   iproute2      its namespaces, veth pairs and bottlenecks (`ip`, `tc`)
 #   nodejs        `node --check` parses the browser page's script in `make test` (page-check); the Swift build
 #                 never reads that JavaScript, so without it a syntax error would first show in a browser.
 #                 Asked for only when no `node` is on PATH, so an existing Node.js is used as it is.
 DEB_PACKAGES := libncursesw5-dev libvpx-dev libopus-dev libasound2-dev libssl-dev libsrtp2-dev \
-	pkg-config tmux chromium ffmpeg python3-venv $(if $(shell command -v node 2>/dev/null),,nodejs)
+	pkg-config tmux chromium ffmpeg python3-venv coturn nftables iproute2 $(if $(shell command -v node 2>/dev/null),,nodejs)
 BIN_DEBUG = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 BIN_RELEASE = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 
@@ -63,7 +66,7 @@ conftui-release: deb-deps
 	$(SWIFT) build -c release --product conftui
 
 interop-test: deps conftui-release
-	SIGNALING=conftui CONFTUI_BIN=$(BIN_RELEASE)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop
+	SIGNALING=conftui CONFTUI_BIN=$(BIN_RELEASE)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop Tests/Network
 
 test: deps page-check build
 	$(SWIFT) test

@@ -39,7 +39,7 @@ enum SignalingPathTarget {
                 feed(.command(.addRemoteCandidate(candidate)))
             case .removePeer:
                 feed(.command(.close))
-            case .peers, .newPeer, .error, .other:
+            case .peers, .newPeer, .error, .mediaState, .other:
                 continue
             }
         }

@@ -100,3 +100,14 @@ private let a = ParticipantID("a")
     let e = t.events(from: snapshot([:], inputLevel: 0.25), now: 0)
     #expect(e.contains(.audioLevel(ParticipantID("me"), level: 0.25, at: 0)))
 }
+
+@Test func announcedMediaStatesBecomeRemoteMediaChangesOneToOne() {
+    var t = CallRoomEvents()
+    let a = ParticipantID("a")
+    let off = SkyRTCMediaState(audioMuted: true, videoOn: false)
+    #expect(t.events(from: .peerMedia(SocketID("a"), off)) == [.remoteMediaChanged(a, audioMuted: true, videoOn: false)])
+    // `_peers.media` of members in the room; an entry for an id that is not a member is not a participant.
+    let joined = t.events(from: .joined(you: SocketID("me"), peers: [SocketID("a")], names: [:],
+                                        media: [SocketID("a"): off, SocketID("stranger"): off]))
+    #expect(joined == [.joined(you: ParticipantID("me"), peers: [a]), .remoteMediaChanged(a, audioMuted: true, videoOn: false)])
+}

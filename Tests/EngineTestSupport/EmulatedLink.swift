@@ -43,6 +43,10 @@ public struct EmulatedLink<Datagram: EmulatedDatagram> {
         if copies == 2 { duplicated += 1 }
         var departure = now
         if let rate = conditions.bitsPerSecond {
+            if let limit = conditions.maxQueueDelay, busyUntil - now > limit {
+                dropped += 1
+                return
+            }
             departure = max(now, busyUntil) + .seconds(Double(datagram.byteCount * 8) / Double(rate))
             busyUntil = departure
         }

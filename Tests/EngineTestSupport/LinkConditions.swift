@@ -12,12 +12,15 @@ public struct LinkConditions: Sendable {
     /// The bottleneck's rate: datagrams queue behind each other (without limit) and leave one by one.
     /// Nil: datagrams leave as soon as they are sent.
     public var bitsPerSecond: Int?
+    /// The bottleneck's buffer, as time (tbf's `latency`): a datagram that would wait longer than this in the
+    /// queue is dropped. Nil: the queue has no limit.
+    public var maxQueueDelay: Duration?
     /// Everything is dropped (a cable pulled, a NAT binding gone), without touching the other settings.
     public var cut: Bool
 
     public init(delay: Duration = .milliseconds(10), jitter: Duration = .zero, loss: Double = 0,
                 reorder: Double = 0, reorderExtra: Duration = .milliseconds(25), duplicate: Double = 0,
-                bitsPerSecond: Int? = nil, cut: Bool = false) {
+                bitsPerSecond: Int? = nil, maxQueueDelay: Duration? = nil, cut: Bool = false) {
         self.delay = delay
         self.jitter = jitter
         self.loss = loss
@@ -25,6 +28,7 @@ public struct LinkConditions: Sendable {
         self.reorderExtra = reorderExtra
         self.duplicate = duplicate
         self.bitsPerSecond = bitsPerSecond
+        self.maxQueueDelay = maxQueueDelay
         self.cut = cut
     }
 }

@@ -38,12 +38,14 @@ def bot_participant(name: str) -> int:
 
 class BotProcess:
     def __init__(self, ws_url: str, room: str, name: str, tmp_path: pathlib.Path, *extra: str,
-                 duration: float = 45.0) -> None:
+                 duration: float = 45.0, host_candidates: str = "loopback", netns: str | None = None) -> None:
+        """`netns`: run inside that network namespace (testsupport.netns); `host_candidates` is the bot's option."""
         self.name = name
         self.log_path = tmp_path / f"bot-{name}.log"
         self.report_path = tmp_path / f"bot-{name}.json"
-        self.command = [bot_binary(), "bot", ws_url, "--room", room, "--name", name, "--duration", str(duration),
-                        "--report", str(self.report_path), "--host-candidates", "loopback", "--log", str(self.log_path),
+        self.command = [*(["ip", "netns", "exec", netns] if netns else []),
+                        bot_binary(), "bot", ws_url, "--room", room, "--name", name, "--duration", str(duration),
+                        "--report", str(self.report_path), "--host-candidates", host_candidates, "--log", str(self.log_path),
                         *extra]
         self.started = time.monotonic()
         self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

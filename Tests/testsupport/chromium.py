@@ -66,8 +66,9 @@ class CDPError(RuntimeError):
 class CDPConnection:
     """One DevTools WebSocket: numbered commands with replies, and events handed to listeners."""
 
-    def __init__(self, url: str, timeout: float = 10.0) -> None:
-        self._ws = connect(url, max_size=None, open_timeout=timeout, ping_interval=None, close_timeout=2, legacy=True)
+    def __init__(self, url: str, timeout: float = 10.0, sock=None) -> None:
+        self._ws = connect(url, max_size=None, open_timeout=timeout, ping_interval=None, close_timeout=2, legacy=True,
+                           sock=sock)
         self._ids = itertools.count(1)
         self._pending: dict[int, concurrent.futures.Future] = {}
         self._lock = threading.Lock()
@@ -211,7 +212,13 @@ class Chromium:
     """A headless Chromium process with its own profile; use as a context manager."""
 
     def __init__(self, extra_flags: tuple[str, ...] = (), omit_flags: tuple[str, ...] = (),
-                 startup_timeout: float = 20.0) -> None:
+                 startup_timeout: float = 20.0, netns: str | None = None) -> None:
+        """`netns`: run inside that network namespace (testsupport.netns), whose own emptiness keeps the browser off
+        the network, so the proxy and resolver rules that do it on the host are left out (they would also send
+        the namespace's own addresses to the dead proxy)."""
+        self.netns = netns
+        if netns:
+            omit_flags = (*omit_flags, "--proxy-server=http://127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
         if not os.access(CHROMIUM_BINARY, os.X_OK):
             raise FileNotFoundError(f"{CHROMIUM_BINARY} not found (Debian package chromium; `make deps`)")
         self.profile = pathlib.Path(tempfile.mkdtemp(prefix="conftui-chromium-"))
@@ -222,14 +229,19 @@ class Chromium:
         log_file = open(self.log_path, "wb")
         try:
             self.process = subprocess.Popen(
-                [CHROMIUM_BINARY, f"--user-data-dir={self.profile}", *flags, *extra_flags,
-                 "about:blank"],
+                [*(["ip", "netns", "exec", netns] if netns else []), CHROMIUM_BINARY, f"--user-data-dir={self.profile}",
+                 *flags, *extra_flags, "about:blank"],
                 stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT,
                 start_new_session=True)  # its own process group, so close() can reap the helpers too
         finally:
             log_file.close()
         try:
-            self.connection = CDPConnection(self._devtools_url(startup_timeout))
+            url = self._devtools_url(startup_timeout)
+            sock = None
+            if netns:
+                from testsupport.netns import connect_in
+                sock = connect_in(netns, "127.0.0.1", int(url.split(":")[2].split("/")[0]))
+            self.connection = CDPConnection(url, sock=sock)
         except BaseException:
             self.close()
             raise

@@ -24,7 +24,7 @@ from testsupport.binaries import TESTS, conftui_bin
 from testsupport.processes import LineReader, stop_process, tail_lines
 
 REFERENCE_SERVER = TESTS / "Interop" / "skyrtc_reference_server.py"
-LISTENING_LINE = re.compile(r"^conftui serve: listening on (http://(127\.0\.0\.1:\d+)/) \((ws://\2/)\)$")
+LISTENING_LINE = re.compile(r"^conftui serve: listening on (http://(\d+\.\d+\.\d+\.\d+:\d+)/) \((ws://\2/)\)$")
 STARTUP_TIMEOUT = 15.0
 
 

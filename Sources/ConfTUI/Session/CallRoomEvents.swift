@@ -19,10 +19,14 @@ struct CallRoomEvents {
 
     mutating func events(from event: SessionEvent) -> [RoomEvent] {
         switch event {
-        case .joined(let you, let peers, let names):
+        case .joined(let you, let peers, let names, let media):
             var out: [RoomEvent] = [.joined(you: Self.participant(you), peers: peers.map(Self.participant))]
             for (id, name) in names.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { out.append(.nameChanged(Self.participant(id), name)) }
+            for (id, state) in media.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where peers.contains(id) {
+                out.append(Self.mediaChanged(id, state))
+            }
             return out
+        case .peerMedia(let id, let state): return [Self.mediaChanged(id, state)]
         case .peerJoined(let id, let name):
             var out: [RoomEvent] = [.peerJoined(Self.participant(id))]
             if let name { out.append(.nameChanged(Self.participant(id), name)) }
@@ -49,6 +53,11 @@ struct CallRoomEvents {
         case .localMedia(let media):
             return [.local(.setMuted(media.audioMuted)), .local(.setVideoOn(media.videoOn)), .local(.setSource(media.source))]
         }
+    }
+
+    /// A remote participant's own word on its microphone and camera (never guessed from a gap in its frames).
+    static func mediaChanged(_ id: SocketID, _ state: SkyRTCMediaState) -> RoomEvent {
+        .remoteMediaChanged(participant(id), audioMuted: state.audioMuted, videoOn: state.videoOn)
     }
 
     /// Levels and statistics: measurements, so sampling them is right (a missed sample is just an older value).

@@ -35,7 +35,7 @@ struct CallScreenFeed {
                 update.notice = String(format: "signaling lost (%@), reconnecting in %.1f s", String(reason.prefix(40)), retry)
             case .signalingLost(_, nil):
                 update.notice = "signaling lost"
-            case .joined(let you, _, _) where now > 1:
+            case .joined(let you, _, _, _) where now > 1:
                 update.notice = "rejoined as \(ParticipantID(you.rawValue).short)"
             case .serverError(let text): update.notice = "server: \(text)"
             default: break

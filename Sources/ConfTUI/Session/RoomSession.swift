@@ -7,7 +7,9 @@ import Synchronization
 /// snapshots instead.
 enum SessionEvent: Sendable, Equatable {
     /// `_peers`, the first time or again after a reconnect (with a new `you`).
-    case joined(you: SocketID, peers: [SocketID], names: [SocketID: String])
+    case joined(you: SocketID, peers: [SocketID], names: [SocketID: String], media: [SocketID: SkyRTCMediaState] = [:])
+    /// `_media_state`: a member's microphone and camera as it announced them (our extension).
+    case peerMedia(SocketID, SkyRTCMediaState)
     case peerJoined(SocketID, name: String?)
     case peerLeft(SocketID)
     /// The signaling connection dropped; the next attempt is `retryIn` seconds away (nil: no reconnecting).
@@ -47,7 +49,8 @@ final class RoomSession: Sendable {
         self.link = link
         self.settings = settings
         self.log = log
-        call = try Call(options: callOptions, onSignal: { link.send(SkyRTCCallTranslation.message(for: $0)) })
+        call = try Call(options: callOptions, onSignal: { link.send(SkyRTCCallTranslation.message(for: $0)) },
+                        onMediaAnnouncement: { link.send(SkyRTCCallTranslation.announcement(of: $0)) })
     }
 
     /// The room name as the server files it (the original's `data.room || "__default"`).
@@ -100,7 +103,7 @@ final class RoomSession: Sendable {
             link.replace(with: client)
             log("joined \(roomShown) as \(peers.you.rawValue) with \(peers.connections.count) peer(s) there")
             call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
-            post(.joined(you: peers.you, peers: peers.connections, names: peers.names))
+            post(.joined(you: peers.you, peers: peers.connections, names: peers.names, media: peers.media))
             for message in earlier { dispatch(message) }
             return peers
         } catch {
@@ -118,6 +121,7 @@ final class RoomSession: Sendable {
         switch message {
         case .newPeer(let id, let name): post(.peerJoined(id, name: name))
         case .removePeer(let id): post(.peerLeft(id))
+        case .mediaState(let id, let state): post(.peerMedia(id, state))
         case .error(let e):
             log("server error \(e.code.rawValue): \(e.message)")
             post(.serverError("\(e.code.rawValue): \(e.message)"))

@@ -26,8 +26,13 @@ enum SkyRTCCallTranslation {
         case .offer(let d): return sdpText(d).map { .offer(from: peer(d.socketId), sdp: $0) }
         case .answer(let d): return sdpText(d).map { .answer(from: peer(d.socketId), sdp: $0) }
         case .iceCandidate(let c): return .candidate(from: peer(c.socketId), candidate: c.candidate, mid: c.id, mLineIndex: c.label)
-        case .error, .other: return nil
+        case .error, .mediaState, .other: return nil
         }
+    }
+
+    /// Our microphone and camera state for the room (`__media_state`).
+    static func announcement(of media: LocalMediaState) -> SkyRTCClientMessage {
+        .mediaState(SkyRTCMediaState(audioMuted: media.audioMuted, videoOn: media.videoOn))
     }
 
     /// Why a server message must be dropped before anything acts on it, nil when it may be used: it names a room member
@@ -35,8 +40,8 @@ enum SkyRTCCallTranslation {
     /// message here keeps them out of the room's tiles too.
     static func refusal(of message: SkyRTCServerMessage) -> String? {
         let ids: [SocketID] = switch message {
-        case .peers(let p): [p.you] + p.connections + Array(p.names.keys)
-        case .newPeer(let s, _), .removePeer(let s): [s]
+        case .peers(let p): [p.you] + p.connections + Array(p.names.keys) + Array(p.media.keys)
+        case .newPeer(let s, _), .removePeer(let s), .mediaState(let s, _): [s]
         case .offer(let d), .answer(let d): [d.socketId]
         case .iceCandidate(let c): [c.socketId]
         case .error, .other: []

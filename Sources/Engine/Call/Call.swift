@@ -39,6 +39,9 @@ public final class Call: Sendable {
     /// The speaker (nil when `options.playback` is `.none`).
     let playback: CallPlayback?
     private let onSignal: @Sendable (CallSignalOut) -> Void
+    /// Tells the room our microphone and camera state (SkyRTC: `__media_state`), on the event thread: once after each
+    /// join and whenever mute or video changes, so the others' tiles are told rather than left guessing.
+    private let onMediaAnnouncement: @Sendable (LocalMediaState) -> Void
     /// Signaling for the event thread, bounded by `CallLimits.maxQueuedSignals`.
     private let inbox = Mutex<[CallSignalIn]>([])
     private let droppedSignalCount = Atomic<Int>(0)
@@ -64,7 +67,8 @@ public final class Call: Sendable {
         var openConnections = 0
     }
 
-    public init(options: Options, onSignal: @escaping @Sendable (CallSignalOut) -> Void) throws(EngineError) {
+    public init(options: Options, onSignal: @escaping @Sendable (CallSignalOut) -> Void,
+                onMediaAnnouncement: @escaping @Sendable (LocalMediaState) -> Void = { _ in }) throws(EngineError) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw .library(name: "libc", call: "pipe", code: errno) }
         for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
@@ -72,10 +76,11 @@ public final class Call: Sendable {
         wakeWrite = fds[1]
         self.options = options
         self.onSignal = onSignal
+        self.onMediaAnnouncement = onMediaAnnouncement
         let wake = fds[1]
         let events = self.events
         media = try MediaPipeline(options: options.media, onMedia: { Call.wake(wake) },
-                                  onLocalChange: { events.push(.localMedia($0)) })
+                                  onLocalChange: { events.push(.localMedia($0)); Call.wake(wake) })
         playback = CallPlayback(options.playback)
     }
 
@@ -175,6 +180,7 @@ public final class Call: Sendable {
     fileprivate var wakeFD: Int32 { wakeRead }
     fileprivate func takeInbox() -> [CallSignalIn] { inbox.withLock { q in defer { q = [] }; return q } }
     fileprivate func send(_ signal: CallSignalOut) { onSignal(signal) }
+    fileprivate func announce(_ media: LocalMediaState) { onMediaAnnouncement(media) }
     fileprivate func log(_ text: String) { options.log(String(format: "%8.3f ", elapsed) + text) }
     fileprivate func publish(you: RemotePeerID?) { state.withLock { $0.you = you } }
     fileprivate func publish(_ id: RemotePeerID, _ peer: PublishedPeer) {
@@ -222,6 +228,10 @@ private final class CallEventLoop {
         var signalledCandidates: [String] = []
         /// The size of the last picture told to the screen (nil before the first).
         var shownSize: (width: Int, height: Int)?
+        /// Which encoding this peer receives (`EncodingPlan`); after a switch, frames wait for that encoding's
+        /// keyframe, since the peer's decoder has none of the frames the new encoding's deltas refer to.
+        var layer = EncodingPlan.Layer.full
+        var awaitingKeyframe = false
         var samples: [Int16] { media.recentSamples }
 
         init(id: RemotePeerID, connection: PeerConnection, sockets: [UdpSocket], media: RemoteMedia, createdAt: Double) {
@@ -237,9 +247,13 @@ private final class CallEventLoop {
     /// Open connections only: a closed peer is released at once (connection with its ICE/DTLS/SRTP state, sockets,
     /// decoders, last picture); what the report needs of it is its published summary (`CallLimits`).
     var peers: [RemotePeerID: Peer] = [:]
+    /// The video encodings last planned (nil before any peer connected).
+    var encodingPlan: EncodingPlan?
     /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
     var audioNotes: [String] = []
     var lastPublish = TransportTime.zero
+    /// Mute and video as last announced to the room (nil: not since the last join).
+    var announcedMedia: (audioMuted: Bool, videoOn: Bool)?
     /// The room's rules (who offers, glare, retries, leaving); the loop only carries out its actions.
     var policy = Mesh()
     /// What the driver parsed of the message the policy is handling: the policy sees text, parsing is the driver's
@@ -273,6 +287,7 @@ private final class CallEventLoop {
                 while read(call.wakeFD, &sink, sink.count) > 0 {}
             }
             for signal in call.takeInbox() { handle(signal) }
+            announceMediaIfChanged()
             for item in call.media.drain() { send(item) }
             for (i, (peer, socket)) in order.enumerated() where fds[i + 1].revents & Int16(POLLIN) != 0 {
                 guard peers[peer.id] === peer else { continue }
@@ -283,7 +298,8 @@ private final class CallEventLoop {
                         if let candidate = peer.gatherer!.handle(bytes: bytes) { reflexive(candidate, of: peer) }
                         continue
                     }
-                    feed(peer, .datagram(from: from, to: socket.localAddress, bytes: bytes))
+                    let arrivedAt = socket.ageOfLastDatagram().map { TransportTime(nanoseconds: now.nanoseconds - $0.nanoseconds) }
+                    feed(peer, .datagram(from: from, to: socket.localAddress, bytes: bytes, arrivedAt: arrivedAt))
                 }
             }
             let t = now
@@ -326,7 +342,21 @@ private final class CallEventLoop {
         case .joined, .newPeer, .removePeer: break
         }
         apply(.signal(signal))
-        if case .joined = signal { call.publish(you: policy.you) }
+        if case .joined = signal {
+            call.publish(you: policy.you)
+            announcedMedia = nil   // a (re)join is a new socket: the room knows nothing of it yet
+            announceMediaIfChanged()
+        }
+    }
+
+    /// The wake-up that follows a mute or video toggle (the pipeline's `onLocalChange` queues an event and the media
+    /// thread wakes us) finds the state changed; nothing is sent before the first `_peers`.
+    func announceMediaIfChanged() {
+        guard policy.you != nil else { return }
+        let now = call.media.localState
+        if let last = announcedMedia, last == (now.audioMuted, now.videoOn) { return }
+        announcedMedia = (now.audioMuted, now.videoOn)
+        call.announce(now)
     }
 
     /// Feeds the policy one input and carries out what it decides, in order.
@@ -444,7 +474,10 @@ private final class CallEventLoop {
     func send(_ item: EncodedMedia) {
         for peer in peers.values where peer.connection.state == .connected {
             switch item {
-            case .video(let frame): feed(peer, .command(.sendVideo(frame)))
+            case .video(let frame, let layer):
+                guard peer.layer == layer, !(peer.awaitingKeyframe && !frame.isKeyframe) else { continue }
+                peer.awaitingKeyframe = false
+                feed(peer, .command(.sendVideo(frame)))
             case .audio(let packet, let isDTX): feed(peer, .command(.sendAudio(packet: packet, isDTX: isDTX)))
             }
         }
@@ -501,7 +534,7 @@ private final class CallEventLoop {
         case .audio(let pull):
             if let frame = peer.media.play(pull) { call.playback?.push(frame, from: peer.id) }
         case .keyframeRequested:
-            call.media.requestKeyframe()
+            call.media.requestKeyframe(layer: peer.layer)
         case .warning(let text):
             call.log("\(short(peer.id)): \(text)")
         }
@@ -526,8 +559,27 @@ private final class CallEventLoop {
         for note in notes where !audioNotes.contains(note) { call.log(note) }
         audioNotes = notes
         for peer in peers.values { publish(peer) }
-        let targets = peers.values.filter { $0.connection.state == .connected }.compactMap(\.connection.targetVideoBitrate)
-        if let weakest = targets.min() { call.media.setVideoBitrate(kbps: weakest / 1000) }
+        applyEncodingPlan()
+    }
+
+    /// Re-plans the encodings from the connected peers' video targets and moves peers whose encoding changed.
+    func applyEncodingPlan() {
+        var targets: [RemotePeerID: Int] = [:]
+        for peer in peers.values where peer.connection.state == .connected {
+            if let bps = peer.connection.targetVideoBitrate { targets[peer.id] = bps / 1000 }
+        }
+        guard !targets.isEmpty else { return }
+        let plan = EncodingPlan.make(targets: targets, ceilingKbps: call.media.options.videoBitrateKbps, previous: encodingPlan)
+        if plan != encodingPlan {
+            call.log("video encodings: \(plan.fullKbps) kbit/s" + (plan.lowKbps.map { " and \($0) kbit/s for \(plan.lowPeers.map { short($0) }.sorted())" } ?? ""))
+        }
+        encodingPlan = plan
+        call.media.setVideoBitrates(fullKbps: plan.fullKbps, lowKbps: plan.lowKbps)
+        for peer in peers.values where peer.layer != plan.layer(of: peer.id) {
+            peer.layer = plan.layer(of: peer.id)
+            peer.awaitingKeyframe = true
+            call.media.requestKeyframe(layer: peer.layer)
+        }
     }
 
     func publish(_ peer: Peer) {

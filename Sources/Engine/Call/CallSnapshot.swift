@@ -18,6 +18,8 @@ public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
     public var muted: Bool
     public var videoEnabled: Bool
     public var videoBitrateKbps: Int
+    /// The low encoding's rate while the call sends two (`EncodingPlan`), else nil.
+    public var lowVideoBitrateKbps: Int? = nil
     public var videoFramesEncoded: Int
     /// Bytes of VP8 the encoder produced (once, whatever the number of peers): the own send rate.
     public var videoBytesEncoded: UInt64 = 0

@@ -6,7 +6,8 @@ import EngineTransport
 
 /// Encoded media ready to be packetized for every peer.
 public enum EncodedMedia: Sendable {
-    case video(EncodedVideoFrame)
+    /// A frame of one of the (at most two) encodings of the same picture (`EncodingPlan`).
+    case video(EncodedVideoFrame, layer: EncodingPlan.Layer)
     case audio(packet: [UInt8], isDTX: Bool)
 }
 
@@ -23,8 +24,9 @@ public enum MicrophoneChoice: Sendable, Equatable {
     case none
 }
 
-/// The local media of a call: one video source (switchable) and one microphone, **one VP8 and one Opus encoder shared by
-/// all peers** (encode once, packetize per peer). Video runs on the media thread, paced by the source's frame rate; audio
+/// The local media of a call: one video source (switchable) and one microphone, **VP8 and Opus encoders shared by all
+/// peers** (encode once, packetize per peer): one VP8 encoding, or two at different rates when the call's
+/// `EncodingPlan` splits the peers (each frame is then encoded twice, the low encoding only while it is asked for). Video runs on the media thread, paced by the source's frame rate; audio
 /// runs on its own thread, paced by the capture device (which blocks 20 ms per read) or, for a tone, by the clock, so a
 /// slow video frame never delays the microphone and vice versa. Both hand encoded media to the event thread through a
 /// bounded queue that drops the oldest entries.
@@ -60,10 +62,13 @@ public final class MediaPipeline: Sendable {
     public let options: Options
     private let muted = Atomic<Bool>(false)
     private let videoEnabled = Atomic<Bool>(true)
-    private let keyframeWanted = Atomic<Bool>(true)
+    /// One bit per layer (`1 << EncodingPlan.Layer.rawValue`): the next frame of that encoding is a keyframe.
+    private let keyframeWanted = Atomic<Int>(0b11)
     private let switchRequests = Atomic<Int>(0)
-    /// The encoder's bitrate in kbps, set by the call from the most constrained peer (0: keep the configured one).
+    /// The encodings' bitrates in kbps, set by the call's `EncodingPlan` (full: 0 keeps the configured one; low: 0 is
+    /// no low encoding).
     private let bitrateKbps = Atomic<Int>(0)
+    private let lowBitrateKbps = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
     private let queue = Mutex<[EncodedMedia]>([])
     private let counters: Mutex<LocalMediaSnapshot>
@@ -156,18 +161,22 @@ public final class MediaPipeline: Sendable {
 
     public func setVideoEnabled(_ on: Bool) {
         videoEnabled.store(on, ordering: .relaxed)
-        if on { keyframeWanted.store(true, ordering: .relaxed) }
+        if on { keyframeWanted.bitwiseOr(0b11, ordering: .relaxed) }
         onLocalChange(counters.withLock { $0.videoEnabled = on; return $0.localState })
     }
 
     /// Mute, video and source as applied now.
     public var localState: LocalMediaState { counters.withLock { $0.localState } }
 
-    /// Any number of requests before the next frame make one keyframe (coalesced across peers).
-    public func requestKeyframe() { keyframeWanted.store(true, ordering: .relaxed) }
+    /// Any number of requests before the next frame make one keyframe of that encoding (coalesced across peers).
+    public func requestKeyframe(layer: EncodingPlan.Layer = .full) { keyframeWanted.bitwiseOr(1 << layer.rawValue, ordering: .relaxed) }
     public func switchSource() { switchRequests.add(1, ordering: .relaxed) }
-    /// One encoder serves every peer, so it runs at the rate the weakest link allows (mesh trade-off).
-    public func setVideoBitrate(kbps: Int) { bitrateKbps.store(max(30, min(kbps, options.videoBitrateKbps)), ordering: .relaxed) }
+    /// The encodings' rates (`EncodingPlan`), within the configured maximum; `lowKbps` nil stops the low encoding.
+    public func setVideoBitrates(fullKbps: Int, lowKbps: Int?) {
+        let top = options.videoBitrateKbps, bottom = EncodingPlan.minimumKbps
+        bitrateKbps.store(max(bottom, min(fullKbps, top)), ordering: .relaxed)
+        lowBitrateKbps.store(lowKbps.map { max(bottom, min($0, top)) } ?? 0, ordering: .relaxed)
+    }
 
     public func drain() -> [EncodedMedia] { queue.withLock { q in defer { q = [] }; return q } }
     public var snapshot: LocalMediaSnapshot { counters.withLock { $0 } }
@@ -181,6 +190,24 @@ public final class MediaPipeline: Sendable {
         let order = sourceOrder, current = snapshot.source
         guard order.count > 1, let i = order.firstIndex(of: current) else { return nil }
         return order[(i + 1) % order.count]
+    }
+
+    /// The low encoding is half the width and height: a quarter of the pixels, so its keyframes (the bursts a slow
+    /// link chokes on, and which its receiver asks for again whenever one is lost) are about a quarter the size.
+    static func lowSize(_ full: Int) -> Int { max(16, full / 2 / 2 * 2) }
+
+    private func encode(_ frame: VideoFrame, with encoder: VP8Encoder, layer: EncodingPlan.Layer) {
+        let bit = 1 << layer.rawValue
+        let force = keyframeWanted.bitwiseAnd(~bit, ordering: .relaxed).oldValue & bit != 0
+        guard let encoded = try? encoder.encode(frame, forceKeyframe: force) else { return }
+        // The statistics describe the full encoding (what the screen shows as "you send").
+        if layer == .full {
+            counters.withLock {
+                $0.videoFramesEncoded += 1; $0.videoBytesEncoded += UInt64(encoded.data.count)
+                if encoded.isKeyframe { $0.keyframesEncoded += 1 }
+            }
+        }
+        push(.video(encoded, layer: layer))
     }
 
     private func push(_ item: EncodedMedia) {
@@ -261,6 +288,8 @@ public final class MediaPipeline: Sendable {
         var nextVideo = 0.0
         var switchesSeen = 0
         var bitrateInUse = o.videoBitrateKbps
+        // The low encoding's encoder exists while the plan asks for it (a fresh one starts with a keyframe).
+        var low: (encoder: VP8Encoder, kbps: Int)?
         while running.load(ordering: .acquiring) {
             let t = now()
             if t >= nextVideo {
@@ -276,17 +305,25 @@ public final class MediaPipeline: Sendable {
                     bitrateInUse = wanted
                     counters.withLock { $0.videoBitrateKbps = wanted }
                 }
+                let wantedLow = lowBitrateKbps.load(ordering: .relaxed)
+                if wantedLow == 0 {
+                    low = nil
+                } else if low == nil {
+                    low = (try? VP8Encoder(width: Self.lowSize(o.width), height: Self.lowSize(o.height), bitrateKbps: wantedLow,
+                                           frameRate: Int(o.frameRate.rounded()))).map { ($0, wantedLow) }
+                    requestKeyframe(layer: .low)
+                } else if low!.kbps != wantedLow {
+                    low!.encoder.setBitrate(kbps: wantedLow)
+                    low!.kbps = wantedLow
+                }
+                counters.withLock { $0.lowVideoBitrateKbps = low?.kbps }
                 if !videoEnabled.load(ordering: .relaxed) {
                     localFrame.withLock { $0 = nil }
                 } else if let frame = try? switcher.nextFrame() {
                     localFrame.withLock { $0 = frame }
-                    let force = keyframeWanted.exchange(false, ordering: .relaxed)
-                    if let encoded = try? vp8.encode(frame, forceKeyframe: force) {
-                        counters.withLock {
-                            $0.videoFramesEncoded += 1; $0.videoBytesEncoded += UInt64(encoded.data.count)
-                            if encoded.isKeyframe { $0.keyframesEncoded += 1 }
-                        }
-                        push(.video(encoded))
+                    encode(frame, with: vp8, layer: .full)
+                    if let low, let small = try? I420Scaler.scale(frame, width: Self.lowSize(o.width), height: Self.lowSize(o.height)) {
+                        encode(small, with: low.encoder, layer: .low)
                     }
                 }
                 nextVideo += videoInterval

@@ -39,6 +39,10 @@ public final class PeerConnection {
         var send: Bool
         var receive: Bool
         var midExtensionID: UInt8?
+        /// The transport-wide sequence number's extension id, when the answer kept it.
+        var transportSequenceID: UInt8?
+        /// The answer's `a=rtcp-fb ... transport-cc`: the receiver of this section sends transport feedback.
+        var transportFeedback: Bool
     }
     private var audio: Negotiated?
     private var video: Negotiated?
@@ -48,6 +52,14 @@ public final class PeerConnection {
     private var audioReceive: AudioReceiveStream?
     private var audioPullAt: TransportTime?
     private var router = RTPStreamRouter()
+    /// Transport feedback for what the peer sends us (docs/congestion-control.md), once `transport-cc` is negotiated.
+    private var feedbackBuilder: TransportFeedbackBuilder?
+    private var transportSequenceID: UInt8?
+    /// The send-side estimate (docs/congestion-control.md), when the peer sends transport feedback for what we send;
+    /// otherwise the video stream's loss and REMB controller sets our rate.
+    private var sendEstimator: SendSideBandwidthEstimator?
+    /// When the datagram being handled arrived (the kernel's time when the driver passes it).
+    private var arrival = TransportTime.zero
     private var sentKeyframe = false
     private var videoPacketsReceived: UInt64 = 0
     private var audioPacketsReceived: UInt64 = 0
@@ -87,7 +99,8 @@ public final class PeerConnection {
         out = Output()
         switch input {
         case .command(let command): apply(command, now: now)
-        case .datagram(let from, let to, let bytes):
+        case .datagram(let from, let to, let bytes, let arrivedAt):
+            arrival = min(arrivedAt ?? now, now)
             packetsReceived += 1
             bytesReceived += UInt64(bytes.count)
             feedTransport(.datagram(from: from, to: to, bytes: bytes), now: now)
@@ -248,7 +261,10 @@ public final class PeerConnection {
             let mine = section.direction ?? .sendrecv, peer = remoteSection.direction ?? .sendrecv
             let n = Negotiated(payloadType: pt, mid: mid, mLineIndex: index,
                                send: mine.sends && peer.receives, receive: mine.receives && peer.sends,
-                               midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.flatMap { UInt8(exactly: $0.id) })
+                               midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.flatMap { UInt8(exactly: $0.id) },
+                               transportSequenceID: answered.extmaps.first { $0.uri == TransportWideSequenceNumber.uri }
+                                   .flatMap { UInt8(exactly: $0.id) }.flatMap { (1...14).contains($0) ? $0 : nil },
+                               transportFeedback: answered.feedback(for: pt).contains(TransportWideSequenceNumber.feedback))
             switch section.kind {
             case "audio": audio = n
             case "video": video = n
@@ -260,6 +276,18 @@ public final class PeerConnection {
         var ids: [String: UInt8] = [:]
         if let id = (audio ?? video)?.midExtensionID { ids[Extmap.midURI] = id }
         router = RTPStreamRouter(extensions: RTPHeaderExtensionMap(ids: ids))
+        // BUNDLE puts both sections on one transport, so one counter and one feedback stream serve both; the
+        // extension id is the same in both sections (RFC 8285 §6: ids are per bundle).
+        let withFeedback = [audio, video].compactMap { $0 }.filter { $0.transportFeedback && $0.transportSequenceID != nil }
+        if let twcc = withFeedback.first(where: \.receive) {
+            transportSequenceID = twcc.transportSequenceID
+            feedbackBuilder = TransportFeedbackBuilder(senderSSRC: configuration.videoSSRC)
+        }
+        if let twcc = withFeedback.first(where: \.send) {
+            transportSequenceID = twcc.transportSequenceID
+            sendEstimator = SendSideBandwidthEstimator(initial: Self.initialSendBitrate, minimum: Self.minimumSendBitrate,
+                                                       maximum: Self.maximumSendBitrate)
+        }
         for n in [audio, video].compactMap({ $0 }) where n.receive {
             router.expect(payloadTypes: [n.payloadType], mid: Mid(rawValue: n.mid))
             let section = remoteSections.first { $0.mid?.rawValue == n.mid }
@@ -271,21 +299,24 @@ public final class PeerConnection {
         if let video, video.send {
             var c = VideoSendStream.Configuration(ssrc: configuration.videoSSRC, payloadType: video.payloadType, cname: configuration.cname)
             c.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
-            c.headerExtensions = midExtension(video)
+            c.headerExtensions = sendExtensions(video)
             videoSend = VideoSendStream(configuration: c)
         }
         if let audio, audio.send {
             var s = AudioSendStream(ssrc: configuration.audioSSRC, payloadType: audio.payloadType, cname: configuration.cname,
                                     initialSequenceNumber: UInt16.random(in: 0...0x7FFF))
-            s.headerExtensions = midExtension(audio)
+            s.headerExtensions = sendExtensions(audio)
             audioSend = s
         }
     }
 
-    /// RFC 8843 §15.1: the MID header extension lets the peer route packets before it has learned the SSRCs.
-    private func midExtension(_ n: Negotiated) -> RTPHeaderExtensions? {
-        guard let id = n.midExtensionID, id >= 1, id <= 14 else { return nil }
-        return .elements([RTPHeaderExtensionElement(id: id, data: Array(n.mid.utf8))])
+    /// RFC 8843 §15.1: the MID header extension lets the peer route packets before it has learned the SSRCs. With
+    /// a send-side estimate, a transport-wide sequence number too, stamped as each packet leaves (`sendRTP`).
+    private func sendExtensions(_ n: Negotiated) -> RTPHeaderExtensions? {
+        var elements: [RTPHeaderExtensionElement] = []
+        if let id = n.midExtensionID, id >= 1, id <= 14 { elements.append(RTPHeaderExtensionElement(id: id, data: Array(n.mid.utf8))) }
+        if sendEstimator != nil, let id = transportSequenceID { elements.append(TransportWideSequenceNumber.placeholder(id: id)) }
+        return elements.isEmpty ? nil : .elements(elements)
     }
 
     private func applyRemote(_ remote: SessionDescription, localRole: DtlsEndpoint.Role, now: TransportTime) {
@@ -386,7 +417,13 @@ public final class PeerConnection {
         out.events.append(.stateChanged(next, cause: cause))
     }
 
+    /// Every RTP packet leaves here, retransmissions included, so each gets its own transport-wide number.
     private func sendRTP(_ packet: [UInt8], now: TransportTime) {
+        var packet = packet
+        if sendEstimator != nil, let id = transportSequenceID, TransportWideSequenceNumber.hasElement(id: id, in: packet) {
+            let sequence = sendEstimator!.stamp(size: packet.count, now: now)
+            _ = TransportWideSequenceNumber.stamp(sequence, id: id, in: &packet)
+        }
         feedTransport(.command(.sendRTP(packet)), now: now)
     }
 
@@ -402,7 +439,13 @@ public final class PeerConnection {
             mediaGaps.append(MediaGap(endedAt: Double(now.nanoseconds) / 1e9, milliseconds: Double((now - last).nanoseconds) / 1e6))
         }
         lastMediaAt = now
-        guard let packet = try? RTPPacket.parse(bytes), let mid = router.route(packet)?.rawValue else { return }
+        guard let packet = try? RTPPacket.parse(bytes) else { return }
+        // Every stamped packet is reported, routed or not (probes and padding included): the sender's estimate
+        // counts every byte it put on the path.
+        if let id = transportSequenceID, let sequence = TransportWideSequenceNumber.read(from: packet, id: id) {
+            feedbackBuilder?.record(sequence: sequence, mediaSSRC: packet.ssrc, arrival: arrival)
+        }
+        guard let mid = router.route(packet)?.rawValue else { return }
         if let video, video.receive, mid == video.mid, packet.payloadType == video.payloadType {
             if videoReceive == nil {
                 videoReceive = VideoReceiveStream(configuration: .init(localSSRC: configuration.videoSSRC, remoteSSRC: packet.ssrc,
@@ -423,6 +466,12 @@ public final class PeerConnection {
 
     private func receiveRTCP(_ bytes: [UInt8], now: TransportTime) {
         guard let packets = try? RTCPPacket.parseCompound(bytes) else { return }
+        if sendEstimator != nil {
+            let roundTrip = videoSend?.statistics.roundTripTime ?? transport?.stats.roundTripTime
+            for case .transportFeedback(let feedback) in packets {
+                sendEstimator!.onFeedback(feedback, roundTrip: roundTrip, now: now)
+            }
+        }
         if videoSend != nil {
             for resend in videoSend!.handleRTCP(packets, now: now) { sendRTP(resend, now: now) }
             if videoSend!.takeKeyframeRequest(now: now) { out.events.append(.keyframeRequested) }
@@ -458,6 +507,10 @@ public final class PeerConnection {
             if videoSend != nil, let sr = videoSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             if audioSend != nil, let sr = audioSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             if audioReceive != nil, let rr = audioReceive!.pollReport(now: now) { sendRTCP(rr, now: now) }
+            // Reduced-size RTCP (RFC 5506), which every peer that negotiates transport-cc also accepts.
+            if feedbackBuilder != nil {
+                for feedback in feedbackBuilder!.poll() { sendRTCP(RTCPPacket.transportFeedback(feedback).serialized(), now: now) }
+            }
         }
         if let due = videoReceive?.nextDeadline(), due <= now { pollVideo(now: now) }
         if var pullAt = audioPullAt, audioReceive != nil {
@@ -471,8 +524,32 @@ public final class PeerConnection {
         }
     }
 
-    /// What the peer's feedback (REMB, RR loss) allows for our video, bits per second; nil before video is negotiated.
-    public var targetVideoBitrate: Int? { videoSend?.targetBitrate }
+    /// Send-side estimate bounds (bits per second, everything on the transport). The start is libwebrtc's; the top
+    /// leaves the video controller's own maximum as the binding one.
+    static let initialSendBitrate = 300_000
+    /// Low enough to say "audio alone barely fits": a 300 kbit/s member of a four-party mesh receives three audio
+    /// streams (about 150 kbit/s) before any video.
+    static let minimumSendBitrate = 30_000
+    static let maximumSendBitrate = 2_500_000
+    /// What the audio takes of the estimate: Opus at 32 kbit/s plus RTP, SRTP and UDP/IP headers at 50 packets a second.
+    static let audioShare = 48_000
+    /// The least video the estimate path asks of the encoder (VP8 still gives a picture, at the low encoding's size).
+    static let minimumVideoBitrate = 30_000
+
+    /// What the peer's feedback allows for our video, bits per second; nil before video is negotiated. With transport
+    /// feedback: the send-side estimate less the audio's share (and under any REMB the peer sends); without: the
+    /// video stream's loss and REMB controller.
+    public var targetVideoBitrate: Int? {
+        guard let videoSend else { return nil }
+        guard let estimate = sendEstimator?.target else { return videoSend.targetBitrate }
+        let video = estimate - (audioSend == nil ? 0 : Self.audioShare)
+        return min(max(video, Self.minimumVideoBitrate), videoSend.rate.maximum, videoSend.rate.rembCap ?? Int.max)
+    }
+
+    /// The send-side estimate's view, for statistics (nil without transport feedback).
+    public var sendEstimate: (target: Int, usage: BandwidthUsage, acknowledged: Int?)? {
+        sendEstimator.map { ($0.target, $0.usage, $0.acknowledgedBitrate) }
+    }
 
     /// The timers behind `Output.deadline`, for diagnostics.
     public var debugDeadlines: String {
@@ -496,6 +573,10 @@ public final class PeerConnection {
         s.srtpRejected = transport?.rejectedPackets ?? 0
         s.offPathPackets = transport?.stats.offPathPackets ?? 0
         s.mediaGaps = mediaGaps
+        s.transportFeedbackSent = feedbackBuilder?.messagesSent ?? 0
+        s.transportFeedbackReceived = sendEstimator?.feedbackReceived ?? 0
+        s.sendEstimateBitrate = sendEstimator?.target
+        s.sendEstimateUsage = sendEstimator?.usage.rawValue
         s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
         if videoSend != nil {
             let v = videoSend!.snapshot(now: now)

@@ -78,7 +78,8 @@ extension PeerConnection {
     }
 
     public enum Input: Sendable {
-        case datagram(from: TransportAddress, to: TransportAddress, bytes: [UInt8])
+        /// `arrivedAt`: when the kernel received it, if the driver knows (else `now`); only transport feedback uses it.
+        case datagram(from: TransportAddress, to: TransportAddress, bytes: [UInt8], arrivedAt: TransportTime? = nil)
         case timeout
         case command(Command)
     }
@@ -129,6 +130,13 @@ extension PeerConnection {
         public var remoteReportedLoss: Double = 0
         public var nacksSent = 0
         public var plisSent = 0
+        /// Transport feedback messages sent (RTPFB FMT 15), 0 when the peer did not negotiate `transport-cc`.
+        public var transportFeedbackSent = 0
+        /// Transport feedback messages received about what we send, and the send-side estimate they gave
+        /// (bits per second, and the delay detector's last verdict); nil without transport feedback.
+        public var transportFeedbackReceived = 0
+        public var sendEstimateBitrate: Int?
+        public var sendEstimateUsage: String?
         public var keyframeRequestsReceived = 0
         public var srtpRejected = 0
         /// DTLS/SRTP datagrams dropped for coming from a 5-tuple ICE has not validated, or not the selected one.

@@ -12,17 +12,20 @@
  * sent in `__join` as {room, name} (conftui's extension; the original server drops it), and remote names
  * arrive in `_peers.names` ({<socketId>: name}) and `_new_peer.name`. A peer without a name is shown by the
  * first 8 characters of its socketId, which is all there is against the original server.
+ * Mute and video state (conftui's extension): the page sends `__media_state` {audioMuted, videoOn} after joining
+ * and on each toggle, and shows what others announce (`_media_state`, `_peers.media`) on their tiles.
  *
  * Test hook:
  *   window.conftui.state() -> Promise of {you (null until `_peers`), room (the fragment, "" = default),
  *       name (our display name from ?name=, null if none),
  *       media: "camera"|"synthetic" (null until local media is ready), mediaDescription,
  *       signaling: "connecting"|"joined"|"left"|"disconnected",
- *       peers: {<socketId>: {name (its display name, null if none), label (what its tile shows), role, connectionState, iceConnectionState, signalingState, framesDecoded,
+ *       peers: {<socketId>: {name (its display name, null if none), label (its name or short id), media ({audioMuted, videoOn} as it announced them, null before), role, connectionState, iceConnectionState, signalingState, framesDecoded,
  *                            frameWidth, frameHeight, packetsReceived, audioPacketsReceived,
  *                            videoPacketsReceived, audioLevel, totalAudioEnergy, bytesReceived,
- *                            selectedPair}}}
- *     (figures summed over the peer's inbound-rtp stats; selectedPair is "local -> remote" address:port)
+ *                            selectedPair, selectedPairTypes}}}
+ *     (figures summed over the peer's inbound-rtp stats; selectedPair is "local -> remote" address:port,
+ *     selectedPairTypes their ICE candidate types, "host/srflx" and the like)
  *   window.conftui.log -> the most recent log lines (each is also console.log'ged with a "[conftui]" prefix).
  */
 
@@ -96,6 +99,21 @@ function displayName(value) {
 
 /** What a peer's tile shows: its name, or the short socketId. */
 const label = peer => peer.name || short(peer.id);
+
+/** The tile's title: the label, then what the peer said it switched off (`_media_state`, conftui's extension). */
+function tileTitle(peer) {
+  const off = [];
+  if (peer.media && peer.media.audioMuted) off.push("muted");
+  if (peer.media && !peer.media.videoOn) off.push("video off");
+  return [label(peer), ...off].join(" · ");
+}
+
+/** `{audioMuted, videoOn}` when both are booleans, else null (what a server relays is checked like any input). */
+function mediaState(value) {
+  if (!value || typeof value !== "object") return null;
+  if (typeof value.audioMuted !== "boolean" || typeof value.videoOn !== "boolean") return null;
+  return { audioMuted: value.audioMuted, videoOn: value.videoOn };
+}
 
 function roomFromFragment() {
   try {
@@ -336,6 +354,7 @@ function receive(s, text) {
     case "_offer": return onOffer(s, data);
     case "_answer": return onAnswer(s, data);
     case "_ice_candidate": return onRemoteCandidate(s, data);
+    case "_media_state": return onMediaState(s, data);
     case "_error": return onServerError(data);
     default: log("ignored event", String(message.eventName));
   }
@@ -354,12 +373,37 @@ function onPeers(s, data) {
       ids.map(id => short(id) + (nameOf(id) ? " (" + nameOf(id) + ")" : "")).join(" ") || "none");
   s.selfTile.setName("you · " + (ownName || short(s.you)));
   if (s.media) s.media.setName(ownName || short(s.you));
+  // Media states (conftui's extension): {<socketId>: {audioMuted, videoOn}} of those that announced one.
+  const media = data.media && typeof data.media === "object" ? data.media : {};
   // The newcomer offers to everyone already there (SkyRTC rule), once its media is ready.
   for (const id of ids) {
     const peer = addPeer(s, id, "offerer", nameOf(id));
+    if (Object.prototype.hasOwnProperty.call(media, id)) setPeerMedia(peer, mediaState(media[id]));
     enqueue(peer, () => offer(s, peer));
   }
+  s.mediaReady.then(() => announceMedia(s), () => {});
   updateStatus();
+}
+
+function onMediaState(s, data) {
+  const peer = s.peers.get(String(data.socketId || ""));
+  const state = mediaState(data);
+  if (!peer || !state) return;
+  log("peer", short(peer.id), state.audioMuted ? "muted" : "unmuted", "·", state.videoOn ? "video on" : "video off");
+  setPeerMedia(peer, state);
+}
+
+function setPeerMedia(peer, state) {
+  if (!state) return;
+  peer.media = state;
+  peer.tile.setName(tileTitle(peer));
+}
+
+/** Tells the room our microphone and camera state (`__media_state`; the original server ignores the event). */
+function announceMedia(s) {
+  if (!s || s.closed || !s.you || !s.media) return;
+  const audio = s.media.audioTrack, video = s.media.videoTrack;
+  send(s, "__media_state", { audioMuted: !(audio && audio.enabled), videoOn: !!(video && video.enabled) });
 }
 
 function onNewPeer(s, data) {
@@ -470,13 +514,13 @@ function addPeer(s, id, role, name = null) {
   if (existing) {
     if (name && name !== existing.name) {
       existing.name = name;
-      existing.tile.setName(label(existing));
+      existing.tile.setName(tileTitle(existing));
     }
     return existing;
   }
   const pc = new RTCPeerConnection(rtcConfiguration);
   const peer = {
-    id, name, role, pc, closed: false, queue: Promise.resolve(), pendingCandidates: [],
+    id, name, role, pc, closed: false, queue: Promise.resolve(), pendingCandidates: [], media: null,
     stream: new MediaStream(), tile: null,
   };
   peer.tile = makeTile(label(peer), false);
@@ -583,10 +627,10 @@ function updateStatus() {
 async function peerSummary(peer) {
   const pc = peer.pc;
   const summary = {
-    name: peer.name, label: label(peer), role: peer.role, connectionState: pc.connectionState, iceConnectionState: pc.iceConnectionState,
+    name: peer.name, label: label(peer), media: peer.media, role: peer.role, connectionState: pc.connectionState, iceConnectionState: pc.iceConnectionState,
     signalingState: pc.signalingState, framesDecoded: 0, frameWidth: 0, frameHeight: 0, packetsReceived: 0,
     audioPacketsReceived: 0, videoPacketsReceived: 0, audioLevel: 0, totalAudioEnergy: 0, bytesReceived: 0,
-    selectedPair: null,
+    selectedPair: null, selectedPairTypes: null,
   };
   const report = await pc.getStats();
   const byId = new Map();
@@ -613,6 +657,7 @@ async function peerSummary(peer) {
       const remote = pair && byId.get(pair.remoteCandidateId);
       if (local && remote) {
         summary.selectedPair = local.address + ":" + local.port + " -> " + remote.address + ":" + remote.port;
+        summary.selectedPairTypes = local.candidateType + "/" + remote.candidateType;
       }
     }
   }
@@ -644,6 +689,7 @@ ui.mute.addEventListener("click", () => {
   ui.mute.setAttribute("aria-pressed", String(!track.enabled));
   log(track.enabled ? "microphone on" : "microphone muted");
   showLocalState(session);
+  announceMedia(session);
 });
 
 ui.video.addEventListener("click", () => {
@@ -654,6 +700,7 @@ ui.video.addEventListener("click", () => {
   ui.video.setAttribute("aria-pressed", String(!track.enabled));
   log(track.enabled ? "video on" : "video off");
   showLocalState(session);
+  announceMedia(session);
 });
 
 ui.leave.addEventListener("click", () => session && end(session, "left", "left the room"));

@@ -5,6 +5,8 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
     case offer(SkyRTCDescription)
     case answer(SkyRTCDescription)
     case iceCandidate(SkyRTCCandidate)
+    /// Our extension: the sender's microphone and camera state, for the others' tiles.
+    case mediaState(SkyRTCMediaState)
 
     public var eventName: String {
         switch self {
@@ -12,6 +14,7 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         case .offer: return "__offer"
         case .answer: return "__answer"
         case .iceCandidate: return "__ice_candidate"
+        case .mediaState: return "__media_state"
         }
     }
 
@@ -32,6 +35,8 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
             members.append(("candidate", .string(c.candidate)))
             members.append(("socketId", .string(c.socketId.rawValue)))
             data = .object(members)
+        case .mediaState(let m):
+            data = .object([("audioMuted", .bool(m.audioMuted)), ("videoOn", .bool(m.videoOn))])
         }
         return JSONWriter.string(.object([("eventName", .string(eventName)), ("data", data)]))
     }
@@ -59,7 +64,7 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         guard let eventName = json["eventName"]?.stringValue else {
             throw .badMessage(.badEnvelope, "missing string field eventName")
         }
-        let known = ["__join", "__offer", "__answer", "__ice_candidate"]
+        let known = ["__join", "__offer", "__answer", "__ice_candidate", "__media_state"]
         guard known.contains(eventName) else {
             throw .badMessage(.unknownEvent, "unknown eventName '\(eventName.prefix(64))'")
         }
@@ -74,6 +79,11 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         switch eventName {
         case "__join":
             return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"])))
+        case "__media_state":
+            guard case .bool(let muted)? = data["audioMuted"], case .bool(let videoOn)? = data["videoOn"] else {
+                throw .badMessage(.badField, "__media_state: audioMuted and videoOn must be booleans")
+            }
+            return .mediaState(SkyRTCMediaState(audioMuted: muted, videoOn: videoOn))
         case "__offer", "__answer":
             let target = try targetID(data, eventName)
             guard let sdp = data["sdp"], sdp != .null else { throw .badMessage(.badField, "\(eventName): missing sdp") }

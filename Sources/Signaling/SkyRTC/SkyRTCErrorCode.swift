@@ -7,9 +7,9 @@
 /// |---|---|
 /// | `bad_json` | the frame is not JSON (syntax error, nesting deeper than 64, invalid UTF-8 in a binary frame) |
 /// | `bad_envelope` | JSON, but not an object with a string `eventName` |
-/// | `unknown_event` | `eventName` is none of `__join`, `__offer`, `__answer`, `__ice_candidate` |
+/// | `unknown_event` | `eventName` is none of `__join`, `__offer`, `__answer`, `__ice_candidate`, `__media_state` |
 /// | `bad_field` | `data` is not an object, or a field is missing or of the wrong type |
-/// | `not_joined` | `__offer`/`__answer`/`__ice_candidate` before any `__join` |
+/// | `not_joined` | `__offer`/`__answer`/`__ice_candidate`/`__media_state` before any `__join` |
 /// | `unknown_target` | the target `socketId` is not another member of the sender's room |
 /// | `room_full` | `__join` of a room that already has the most members allowed (the join does not happen) |
 /// | `too_many_rooms` | `__join` that would create a room when the server has the most rooms allowed |

@@ -11,7 +11,8 @@ enum SkyRTCInbound: Equatable, Sendable {
     /// Everything `SkyRTCClientMessage.decode(eventName:data:)` reads, and the SDP as text.
     static let selection = JSONParser.Selection(
         topLevel: ["eventName", "data"], outer: "data",
-        outerMembers: ["socketId", "room", "name", "candidate", "label", "sdpMLineIndex", "id", "sdpMid"], inner: "sdp")
+        outerMembers: ["socketId", "room", "name", "candidate", "label", "sdpMLineIndex", "id", "sdpMid", "audioMuted", "videoOn"],
+        inner: "sdp")
 
     /// Same checks and error codes as `SkyRTCClientMessage.decode`, in the same order.
     /// `isBinary`: a binary frame was not checked for UTF-8 by the frame parser (RFC 6455 §8.1 is

@@ -43,6 +43,17 @@ public struct SkyRTCCandidate: Equatable, Sendable, Codable {
     }
 }
 
+/// `__media_state` data (client → server, our extension; docs/skyrtc-protocol.md §9): whether the sender's microphone
+/// is muted and its camera sends video, as it applies them. Relayed to the room as `_media_state` with `socketId`.
+public struct SkyRTCMediaState: Equatable, Sendable, Codable {
+    public var audioMuted: Bool
+    public var videoOn: Bool
+    public init(audioMuted: Bool, videoOn: Bool) {
+        self.audioMuted = audioMuted
+        self.videoOn = videoOn
+    }
+}
+
 /// `_peers` data: the ids already in the room (join order, self excluded) and the joiner's own id,
 /// plus (our extension) the display names of those that gave one.
 public struct SkyRTCPeers: Equatable, Sendable, Codable {
@@ -51,10 +62,14 @@ public struct SkyRTCPeers: Equatable, Sendable, Codable {
     /// Only ids that have a name; on the wire `"names":{"<id>":"Ada",...}` after `you`, omitted
     /// when empty and never sent in the original wire format.
     public var names: [SocketID: String]
-    public init(connections: [SocketID], you: SocketID, names: [SocketID: String] = [:]) {
+    /// The media state of members that announced one (`__media_state`); `"media":{"<id>":{...}}` after `names`,
+    /// omitted when empty and never sent in the original wire format.
+    public var media: [SocketID: SkyRTCMediaState]
+    public init(connections: [SocketID], you: SocketID, names: [SocketID: String] = [:], media: [SocketID: SkyRTCMediaState] = [:]) {
         self.connections = connections
         self.you = you
         self.names = names
+        self.media = media
     }
 }
 

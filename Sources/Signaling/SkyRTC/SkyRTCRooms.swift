@@ -54,6 +54,8 @@ public struct SkyRTCRooms: Sendable {
         var room: String?
         /// The display name from the last `__join`, already cleaned.
         var name: String?
+        /// The last `__media_state` (conftui format), kept across rejoins: it describes the socket's media, not a room.
+        var media: SkyRTCMediaState?
         var errors = 0
     }
 
@@ -131,6 +133,8 @@ public struct SkyRTCRooms: Sendable {
         case .iceCandidate(let c):
             let to = try target(of: id, c.socketId, "__ice_candidate")
             forward(.iceCandidate(SkyRTCCandidate(id: c.id, label: c.label, candidate: c.candidate, socketId: id)), to: to, &actions)
+        case .mediaState(let state):
+            try announce(id, state, &actions)
         }
     }
 
@@ -148,8 +152,11 @@ public struct SkyRTCRooms: Sendable {
             leave(id, &actions)
         }
         let existing = rooms[room] ?? []
+        let media = sockets[id]?.media
         for member in existing {
             send(.newPeer(id, name: name), to: member, &actions)
+            // A socket that announced its media before this join (a room change) is described to its new room too.
+            if let media, format == .conftui { send(.mediaState(id, media), to: member, &actions) }
         }
         rooms[room] = existing + [id]
         joinedCount += 1
@@ -175,13 +182,27 @@ public struct SkyRTCRooms: Sendable {
         }
     }
 
-    /// `_peers` for `you`, with the names of those members that gave one.
+    /// `_peers` for `you`, with the names and media states of those members that gave one.
     private func peers(_ members: [SocketID], you: SocketID) -> SkyRTCPeers {
         var names: [SocketID: String] = [:]
+        var media: [SocketID: SkyRTCMediaState] = [:]
         for member in members {
             if let name = sockets[member]?.name { names[member] = name }
+            if let state = sockets[member]?.media { media[member] = state }
         }
-        return SkyRTCPeers(connections: members, you: you, names: names)
+        return SkyRTCPeers(connections: members, you: you, names: names, media: media)
+    }
+
+    /// `__media_state` (our extension, docs/skyrtc-protocol.md §9): remembered for later joiners' `_peers.media` and
+    /// relayed as `_media_state` to the other members, in join order. The original format does not know the event
+    /// (refused like any unknown one: silently).
+    private mutating func announce(_ id: SocketID, _ state: SkyRTCMediaState, _ actions: inout [Action]) throws(SignalingError) {
+        guard format == .conftui else { throw .badMessage(.unknownEvent, "unknown eventName '__media_state'") }
+        guard let room = sockets[id]?.room else { throw .badMessage(.notJoined, "__media_state before __join") }
+        sockets[id]?.media = state
+        for member in rooms[room] ?? [] where member != id {
+            send(.mediaState(id, state), to: member, &actions)
+        }
     }
 
     /// Removes `id` from its room; the others get `_remove_peer` in reverse join order, like the

@@ -10,6 +10,8 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
     case answer(SkyRTCDescription)
     case iceCandidate(SkyRTCCandidate)
     case error(SkyRTCErrorReply)
+    /// Our extension: a member's microphone and camera state (`socketId` is that member).
+    case mediaState(SocketID, SkyRTCMediaState)
     /// An event this client does not know (custom events pass through the original).
     case other(eventName: String, data: JSONValue?)
 
@@ -22,6 +24,7 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
         case .answer: return "_answer"
         case .iceCandidate: return "_ice_candidate"
         case .error: return "_error"
+        case .mediaState: return "_media_state"
         case .other(let name, _): return name
         }
     }
@@ -47,6 +50,9 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
             if format == .conftui, !p.names.isEmpty {
                 m.append(("names", .object(p.names.sorted { $0.key < $1.key }.map { ($0.key.rawValue, .string($0.value)) })))
             }
+            if format == .conftui, !p.media.isEmpty {
+                m.append(("media", .object(p.media.sorted { $0.key < $1.key }.map { ($0.key.rawValue, Self.mediaJSON($0.value)) })))
+            }
             data = .object(m)
         case .newPeer(let s, let name):
             var m: [(String, JSONValue)] = [("socketId", id(s))]
@@ -69,12 +75,18 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
             data = .object(m)
         case .error(let e):
             data = .object([("code", .string(e.code.rawValue)), ("message", .string(e.message))])
+        case .mediaState(let s, let m):
+            data = .object([("socketId", id(s)), ("audioMuted", .bool(m.audioMuted)), ("videoOn", .bool(m.videoOn))])
         case .other(_, let d):
             data = d
         }
         var envelope: [(String, JSONValue)] = [("eventName", .string(eventName))]
         if let data { envelope.append(("data", data)) }
         return JSONWriter.bytes(.object(envelope))
+    }
+
+    private static func mediaJSON(_ m: SkyRTCMediaState) -> JSONValue {
+        .object([("audioMuted", .bool(m.audioMuted)), ("videoOn", .bool(m.videoOn))])
     }
 
     /// `_offer`/`_answer` with the SDP object given as JSON text (`SkyRTCInbound`): the bytes
@@ -114,7 +126,8 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
                 guard let s = item.stringValue else { throw .badMessage(.badField, "_peers: connections must hold strings") }
                 ids.append(SocketID(s))
             }
-            return .peers(SkyRTCPeers(connections: ids, you: try sid("you"), names: peerNames(data?["names"])))
+            return .peers(SkyRTCPeers(connections: ids, you: try sid("you"), names: peerNames(data?["names"]),
+                                      media: peerMedia(data?["media"])))
         case "_new_peer": return .newPeer(try sid("socketId"), name: displayName(data?["name"]))
         case "_remove_peer": return .removePeer(try sid("socketId"))
         case "_offer", "_answer":
@@ -126,6 +139,11 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
             let label = data?["label"]?.integerValue ?? data?["sdpMLineIndex"]?.integerValue
             let mid = data?["sdpMid"]?.stringValue ?? data?["id"]?.stringValue
             return .iceCandidate(SkyRTCCandidate(id: mid, label: label, candidate: candidate, socketId: try sid("socketId")))
+        case "_media_state":
+            guard let state = mediaState(data) else {
+                throw .badMessage(.badField, "_media_state: audioMuted and videoOn must be booleans")
+            }
+            return .mediaState(try sid("socketId"), state)
         case "_error":
             guard let raw = data?["code"]?.stringValue, let code = SkyRTCErrorCode(rawValue: raw) else {
                 throw .badMessage(.badField, "_error: code")
@@ -146,6 +164,21 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
             if let name = displayName(value) { names[SocketID(key)] = name }
         }
         return names
+    }
+
+    /// `_peers.media`, tolerated missing; entries that are not `{audioMuted: bool, videoOn: bool}` are skipped.
+    private static func peerMedia(_ value: JSONValue?) -> [SocketID: SkyRTCMediaState] {
+        guard case .object(let members)? = value else { return [:] }
+        var media: [SocketID: SkyRTCMediaState] = [:]
+        for (key, value) in members {
+            if let state = mediaState(value) { media[SocketID(key)] = state }
+        }
+        return media
+    }
+
+    private static func mediaState(_ value: JSONValue?) -> SkyRTCMediaState? {
+        guard case .bool(let muted)? = value?["audioMuted"], case .bool(let videoOn)? = value?["videoOn"] else { return nil }
+        return SkyRTCMediaState(audioMuted: muted, videoOn: videoOn)
     }
 
     private static func displayName(_ value: JSONValue?) -> String? {

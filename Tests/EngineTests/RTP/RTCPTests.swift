@@ -59,19 +59,26 @@ func rtcpPacketsWriteAndParseExactBytes(_ c: RTCPCase) throws {
 
 @Test func unknownTypesAreSkippedAndReducedSizeIsAccepted() throws {
     let app: [UInt8] = [0x80, 204, 0, 2, 0, 0, 0, 1, 0x41, 0x42, 0x43, 0x44]       // APP
-    let twcc: [UInt8] = [0x8F, 205, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2]                  // RTPFB FMT 15 (transport-cc)
+    let tmmbr: [UInt8] = [0x83, 205, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2]                 // RTPFB FMT 3 (TMMBR)
     let afb: [UInt8] = [0x8F, 206, 0, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0x58, 0x58, 0x58, 0x58]   // AFB that is not REMB
     let pli: [UInt8] = [0x81, 0xCE, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2]
     // A reduced-size packet (RFC 5506): feedback alone, no leading report.
-    #expect(try RTCPPacket.parseCompound(app + twcc + afb + pli) ==
+    #expect(try RTCPPacket.parseCompound(app + tmmbr + afb + pli) ==
             [.pictureLossIndication(PictureLossIndication(senderSSRC: SSRC(1), mediaSSRC: SSRC(2)))])
 }
 
-@Test func paddingIsOnlyAllowedOnTheLastPacket() throws {
+@Test func paddingIsTakenOnAnyPacketWhoseOwnLengthHoldsIt() throws {
+    // libwebrtc pads each transport feedback message it batches into one datagram, not only the last one.
     let pliPadded: [UInt8] = [0xA1, 0xCE, 0, 3, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 4]
     #expect(try RTCPPacket.parseCompound(pliPadded).count == 1)
     let pli: [UInt8] = [0x81, 0xCE, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2]
-    #expect(throws: EngineError.self) { try RTCPPacket.parseCompound(pliPadded + pli) }
+    #expect(try RTCPPacket.parseCompound(pliPadded + pli).count == 2)
+    // A padding count larger than the packet's body, or 0, is refused.
+    var overlong = pliPadded
+    overlong[15] = 13
+    #expect(throws: EngineError.self) { try RTCPPacket.parseCompound(overlong + pli) }
+    overlong[15] = 0
+    #expect(throws: EngineError.self) { try RTCPPacket.parseCompound(overlong) }
 }
 
 @Test func everyTruncationOfACompoundIsRefusedUnlessItEndsAtAPacketBoundary() throws {

@@ -1,6 +1,6 @@
 import EngineTransport
-/// One RTCP message of a compound packet. Types conftui does not use (APP, XR, transport-wide
-/// CC, other feedback formats) are skipped by the parser, as RFC 3550 §6.1 asks of receivers.
+/// One RTCP message of a compound packet. Types conftui does not use (APP, XR, other feedback
+/// formats) are skipped by the parser, as RFC 3550 §6.1 asks of receivers.
 public enum RTCPPacket: Equatable, Sendable {
     case senderReport(SenderReport)
     case receiverReport(ReceiverReport)
@@ -10,9 +10,12 @@ public enum RTCPPacket: Equatable, Sendable {
     case pictureLossIndication(PictureLossIndication)
     case fullIntraRequest(FullIntraRequest)
     case receiverEstimatedMaxBitrate(ReceiverEstimatedMaxBitrate)
+    case transportFeedback(TransportFeedback)
 
     /// Parses a compound (or reduced-size, RFC 5506) RTCP packet. Every sub-packet's length is
-    /// checked against the datagram; padding is only allowed on the last one (RFC 3550 §6.4.1).
+    /// checked against the datagram. RFC 3550 §6.4.1 allows padding only on the last one, but libwebrtc pads each
+    /// transport feedback message it batches into one datagram (docs/congestion-control.md), so padding is taken
+    /// on any sub-packet whose own length holds it.
     public static func parseCompound(_ bytes: [UInt8]) throws(EngineError) -> [RTCPPacket] {
         func bad(_ s: String) -> EngineError { .malformed(what: "RTCP packet", reason: s) }
         guard bytes.count >= RTCPHeader.size else { throw bad("\(bytes.count) bytes") }
@@ -25,7 +28,6 @@ public enum RTCPPacket: Equatable, Sendable {
             guard end <= bytes.count else { throw bad("length \(header.packetSize) overruns the datagram at \(offset)") }
             var bodyEnd = end
             if header.padding {
-                guard end == bytes.count else { throw bad("padding on a packet that is not the last") }
                 let pad = Int(bytes[end - 1])
                 guard pad >= 1, pad <= header.packetSize - RTCPHeader.size else { throw bad("padding count \(pad)") }
                 bodyEnd -= pad
@@ -48,6 +50,8 @@ public enum RTCPPacket: Equatable, Sendable {
             return .sourceDescription(try SourceDescription.parse(header: header, body: &r))
         case (RTCPPacketType.goodbye, _): return .goodbye(try Goodbye.parse(header: header, body: &r))
         case (RTCPPacketType.transportFeedback, GenericNack.format): return .nack(try GenericNack.parse(body: &r))
+        case (RTCPPacketType.transportFeedback, TransportFeedback.format):
+            return .transportFeedback(try TransportFeedback.parse(body: &r))
         case (RTCPPacketType.payloadFeedback, PictureLossIndication.format):
             return .pictureLossIndication(try PictureLossIndication.parse(body: &r))
         case (RTCPPacketType.payloadFeedback, FullIntraRequest.format):
@@ -77,6 +81,7 @@ public enum RTCPPacket: Equatable, Sendable {
             case .pictureLossIndication(let x): x.write(&w)
             case .fullIntraRequest(let x): x.write(&w)
             case .receiverEstimatedMaxBitrate(let x): x.write(&w)
+            case .transportFeedback(let x): x.write(&w)
             }
         }
         return w.bytes

@@ -13,6 +13,11 @@ public final class UdpSocket {
         guard fd >= 0 else { throw EngineError.library(name: "libc", call: "socket", code: errno) }
         self.fd = fd
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        // The first SIOCGSTAMPNS on a socket turns the kernel's receive timestamps on (and fails: nothing received
+        // yet); from then on every datagram is stamped as it arrives, for `ageOfLastDatagram`. (SO_TIMESTAMPNS would
+        // deliver the stamps as control messages instead, and the ioctl then reports none.)
+        var primer = timespec()
+        _ = ioctl(fd, 0x8907, &primer)
         var storage = SocketAddress.storage(for: address)
         let bound = withUnsafePointer(to: &storage.0) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, storage.1) }
@@ -59,6 +64,21 @@ public final class UdpSocket {
         }
         guard n >= 0, let source = SocketAddress.transportAddress(from) else { return nil }
         return (Array(buffer.prefix(n)), source)
+    }
+
+    /// How long ago the kernel received the datagram `receive()` returned last, from its own receive timestamp
+    /// (SIOCGSTAMPNS, CLOCK_REALTIME), or nil when there is none. Congestion control measures delay from arrival
+    /// times: a busy event thread that reads a burst late must not look like a queue on the network.
+    public func ageOfLastDatagram() -> Duration? {
+        var stamp = timespec()
+        // SIOCGSTAMPNS (0x8907, linux/sockios.h): the timestamp of the last packet this socket received.
+        guard ioctl(fd, 0x8907, &stamp) == 0 else { return nil }
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let age = (Int64(wall.tv_sec) - Int64(stamp.tv_sec)) * 1_000_000_000 + (Int64(wall.tv_nsec) - Int64(stamp.tv_nsec))
+        // A wall-clock step between the two readings would give nonsense: only ages within a second are believed.
+        guard age >= 0, age < 1_000_000_000 else { return nil }
+        return .nanoseconds(age)
     }
 
     /// Waits until any of `sockets` is readable or `timeoutMilliseconds` passes (-1: forever).

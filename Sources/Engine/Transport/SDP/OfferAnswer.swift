@@ -46,11 +46,15 @@ public enum SupportedCodecs {
     public static let opus = (encoding: "opus", clockRate: 48000, channels: 2, defaultPT: PayloadType(rawValue: 111)!,
                               fmtp: "minptime=10;useinbandfec=1")
     public static let vp8 = (encoding: "VP8", clockRate: 90000, defaultPT: PayloadType(rawValue: 96)!)
-    /// Chrome sends PLI only if `nack pli` is signalled (jitsi/jicofo#16).
-    public static let videoFeedback = ["goog-remb", "ccm fir", "nack", "nack pli"]
-    public static let audioFeedback: [String] = []
+    /// Chrome sends PLI only if `nack pli` is signalled (docs/webrtc-interop.md). `transport-cc` says we send
+    /// transport feedback for every packet stamped with the transport-wide sequence number, so the peer's own
+    /// estimator can run on it; REMB stays for peers (and streams) without it (docs/congestion-control.md).
+    public static let videoFeedback = ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"]
+    public static let audioFeedback = ["transport-cc"]
     /// Header extensions conftui understands; the rest of the offer's `a=extmap` lines are declined.
-    public static let extensions = [Extmap.midURI]
+    public static let extensions = [Extmap.midURI, Extmap.transportWideCCURI]
+    /// The ids our offers give them (any of 1...14 fits the one-byte form).
+    static let offeredExtmaps = [Extmap(id: 1, uri: Extmap.midURI), Extmap(id: 3, uri: Extmap.transportWideCCURI)]
 }
 
 extension SessionDescription {
@@ -63,13 +67,14 @@ extension SessionDescription {
         audioSection.rtpMaps = [RtpMap(payloadType: SupportedCodecs.opus.defaultPT, encoding: SupportedCodecs.opus.encoding,
                                        clockRate: SupportedCodecs.opus.clockRate, channels: SupportedCodecs.opus.channels)]
         audioSection.formatParameters = [FormatParameters(payloadType: SupportedCodecs.opus.defaultPT, parameters: SupportedCodecs.opus.fmtp)]
+        audioSection.rtcpFeedback = SupportedCodecs.audioFeedback.map { RtcpFeedback(payloadType: SupportedCodecs.opus.defaultPT, value: $0) }
         var videoSection = MediaDescription(kind: "video", formats: [SupportedCodecs.vp8.defaultPT.description])
         videoSection.rtpMaps = [RtpMap(payloadType: SupportedCodecs.vp8.defaultPT, encoding: SupportedCodecs.vp8.encoding,
                                        clockRate: SupportedCodecs.vp8.clockRate)]
         videoSection.rtcpFeedback = SupportedCodecs.videoFeedback.map { RtcpFeedback(payloadType: SupportedCodecs.vp8.defaultPT, value: $0) }
         for (index, (var section, track)) in [(audioSection, audio), (videoSection, video)].enumerated() {
             section.mid = Mid(rawValue: String(index))
-            section.extmaps = [Extmap(id: 1, uri: Extmap.midURI)]
+            section.extmaps = SupportedCodecs.offeredExtmaps
             section.direction = track == nil ? .recvonly : .sendrecv
             section.rtcpRsize = true
             section.applyTransport(transport, setup: .actpass)

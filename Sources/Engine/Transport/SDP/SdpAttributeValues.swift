@@ -154,6 +154,8 @@ public struct Extmap: Hashable, Sendable {
     public var attributes: String?
 
     public static let midURI = "urn:ietf:params:rtp-hdrext:sdes:mid"
+    /// The transport-wide sequence number congestion control feedback is keyed on (docs/congestion-control.md).
+    public static let transportWideCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
     public init(id: Int, direction: MediaDirection? = nil, uri: String, attributes: String? = nil) {
         self.id = id

@@ -38,8 +38,9 @@ import Testing
         #expect(answer.media[0].msids.isEmpty && answer.media[0].ssrcs.isEmpty)
         #expect(answer.media[1].formats == ["96"])
         #expect(answer.media[1].direction == .sendrecv)
-        #expect(answer.media[1].feedback(for: PayloadType(rawValue: 96)!) == ["goog-remb", "ccm fir", "nack", "nack pli"])
-        #expect(answer.media[1].extmaps == [Extmap(id: 4, uri: Extmap.midURI)])
+        #expect(answer.media[1].feedback(for: PayloadType(rawValue: 96)!) == ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"])
+        #expect(answer.media[1].extmaps == [Extmap(id: 3, uri: Extmap.transportWideCCURI), Extmap(id: 4, uri: Extmap.midURI)])
+        #expect(answer.media[0].feedback(for: PayloadType(rawValue: 111)!) == ["transport-cc"])
         #expect(answer.media[1].ssrcs.contains(SsrcAttribute(ssrc: SSRC(2222), name: "cname", value: "c")))
     }
 

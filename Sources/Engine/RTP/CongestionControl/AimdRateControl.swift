@@ -1,0 +1,87 @@
+import Glibc
+import EngineTransport
+/// The delay-based rate (gcc-02 §5.5; docs/congestion-control.md): additive-increase, multiplicative-decrease driven
+/// by the overuse detector.
+///
+/// - Overusing: the rate drops to `beta` (0.85) of what the receiver acknowledged, at most once per round trip
+///   (clamped to 10...200 ms) unless the acknowledged rate fell below half of ours; the acknowledged rate at a
+///   decrease is remembered as the link capacity (a running mean and variance).
+/// - Normal: the rate grows, by 8 % a second while far from any capacity seen, and by about one packet per
+///   response time (RTT + 100 ms) near it, where the last overuse happened. It never grows beyond 1.5 × the
+///   acknowledged rate + 10 kbit/s, so an encoder that does not use the rate cannot push the estimate up unchecked.
+/// - Underusing: hold (the queue is draining; growing now would refill it).
+struct AimdRateControl: Sendable {
+    static let beta = 0.85
+    static let multiplicativeIncreasePerSecond = 1.08
+    static let packetBits = 1200.0 * 8
+    static let minimumIncreaseBps = 1000.0
+
+    let minimum: Int
+    let maximum: Int
+    private(set) var rate: Int
+    private var lastUpdate: TransportTime?
+    private var lastDecrease: TransportTime?
+    /// Mean and variance of the acknowledged rate at decreases, kbit/s (the variance normalised by the mean).
+    private var capacityKbps: Double?
+    private var capacityVariance = 0.4
+
+    init(initial: Int, minimum: Int, maximum: Int) {
+        self.minimum = minimum
+        self.maximum = maximum
+        rate = min(max(initial, minimum), maximum)
+    }
+
+    mutating func update(_ usage: BandwidthUsage, acknowledged: Int?, roundTrip: Duration, now: TransportTime) {
+        let elapsed = lastUpdate.map { min(max(now - $0, .zero), .seconds(1)) } ?? .zero
+        lastUpdate = now
+        switch usage {
+        case .overusing: decrease(acknowledged: acknowledged, roundTrip: roundTrip, now: now)
+        case .underusing: break
+        case .normal: increase(acknowledged: acknowledged, roundTrip: roundTrip, elapsed: elapsed)
+        }
+    }
+
+    private mutating func decrease(acknowledged: Int?, roundTrip: Duration, now: TransportTime) {
+        let interval = min(max(roundTrip, .milliseconds(10)), .milliseconds(200))
+        let collapsed = acknowledged.map { $0 < rate / 2 } ?? false
+        if let last = lastDecrease, now - last < interval, !collapsed { return }
+        let base = Double(acknowledged ?? rate)
+        var next = Int(Self.beta * base)
+        if next > rate { next = rate }   // a decrease never raises the rate (acknowledged can exceed it briefly)
+        rate = min(max(next, minimum), maximum)
+        lastDecrease = now
+        if let ack = acknowledged { learnCapacity(kbps: Double(ack) / 1000) }
+    }
+
+    private mutating func learnCapacity(kbps: Double) {
+        guard let mean = capacityKbps else { capacityKbps = kbps; return }
+        // A sample far off the mean is a new capacity: start over from it.
+        if abs(kbps - mean) > 3 * sigma(mean) { capacityKbps = kbps; capacityVariance = 0.4; return }
+        let alpha = 0.05
+        let next = (1 - alpha) * mean + alpha * kbps
+        let normalised = (kbps - next) * (kbps - next) / max(next, 1)
+        capacityVariance = min(max((1 - alpha) * capacityVariance + alpha * normalised, 0.4), 2.5)
+        capacityKbps = next
+    }
+
+    private func sigma(_ mean: Double) -> Double { (capacityVariance * mean).squareRoot() }
+
+    private mutating func increase(acknowledged: Int?, roundTrip: Duration, elapsed: Duration) {
+        let seconds = Double(elapsed.nanoseconds) / 1e9
+        guard seconds > 0 else { return }
+        if let ack = acknowledged, let mean = capacityKbps, Double(ack) / 1000 > mean + 3 * sigma(mean) {
+            capacityKbps = nil   // the path carries more than the capacity we learnt: it changed
+        }
+        let current = Double(rate)
+        var next: Double
+        if let mean = capacityKbps, abs(current / 1000 - mean) <= 3 * sigma(mean) {
+            let response = Double((roundTrip + .milliseconds(100)).nanoseconds) / 1e9
+            next = current + max(Self.minimumIncreaseBps, Self.packetBits / response) * seconds
+        } else {
+            next = current * pow(Self.multiplicativeIncreasePerSecond, seconds)
+            next = max(next, current + Self.minimumIncreaseBps * seconds)
+        }
+        if let ack = acknowledged { next = min(next, max(current, 1.5 * Double(ack) + 10_000)) }
+        rate = min(max(Int(next), minimum), maximum)
+    }
+}

@@ -1,0 +1,48 @@
+import Glibc
+import EngineTransport
+/// The loss-based bound of gcc-02 §6, on the losses transport feedback reports (docs/congestion-control.md): over
+/// each stretch of at least `interval` and `minimumPackets`, a loss above 10 % cuts the bound to
+/// rate × (1 - 0.5 × loss), under 2 % lets it grow 8 % a second, and in between holds it. Delay reacts first on a
+/// bottleneck with a queue; this bound matters where loss comes without queueing (a lossy radio link, a policer).
+struct LossBasedBound: Sendable {
+    static let interval: Duration = .seconds(1)
+    static let minimumPackets = 20
+
+    let minimum: Int
+    let maximum: Int
+    private(set) var bound: Int
+    private var received = 0
+    private var lost = 0
+    private var since: TransportTime?
+    private(set) var lastLoss = 0.0
+
+    init(minimum: Int, maximum: Int) {
+        self.minimum = minimum
+        self.maximum = maximum
+        bound = maximum
+    }
+
+    mutating func add(received: Int, lost: Int, current: Int, now: TransportTime) {
+        self.received += received
+        self.lost += lost
+        let start = since ?? now
+        since = start
+        let total = self.received + self.lost
+        guard now - start >= Self.interval, total >= Self.minimumPackets else { return }
+        let loss = Double(self.lost) / Double(total)
+        let seconds = min(Double((now - start).nanoseconds) / 1e9, 2)
+        lastLoss = loss
+        if loss > 0.10 {
+            bound = Int(Double(min(bound, current)) * (1 - 0.5 * loss))
+        } else if loss < 0.02 {
+            // Not a limit while loss is low: it follows the current rate up, with room for the delay-based to grow.
+            bound = Int(Double(max(bound, current)) * pow(1.08, seconds))
+        } else {
+            bound = min(bound, current)
+        }
+        bound = min(max(bound, minimum), maximum)
+        self.received = 0
+        self.lost = 0
+        since = now
+    }
+}

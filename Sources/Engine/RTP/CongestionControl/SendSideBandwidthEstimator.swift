@@ -1,0 +1,63 @@
+import EngineTransport
+/// The send-side bandwidth estimate of one transport (docs/congestion-control.md): stamps each outgoing RTP packet
+/// with a transport-wide sequence number, turns the peer's transport feedback into per-packet delays and losses,
+/// and runs Google congestion control on them: packet groups → trendline → overuse detector → AIMD rate, bounded by
+/// the loss-based rule. `target` is the rate, in bits per second, for everything sent on the transport.
+///
+/// Sans-IO: times are the caller's `now`; feedback from the peer is checked by `TransportFeedback.parse`, and
+/// `SentPacketLog` ignores statuses for packets it did not send.
+public struct SendSideBandwidthEstimator: Sendable {
+    public let minimum: Int
+    public let maximum: Int
+    private var log = SentPacketLog()
+    private var groups = PacketGroups()
+    private var trendline = TrendlineFilter()
+    private var detector = OveruseDetector()
+    private var aimd: AimdRateControl
+    private var acknowledged = AcknowledgedBitrate()
+    private var loss: LossBasedBound
+    /// Feedback messages taken (for statistics and tests).
+    public private(set) var feedbackReceived = 0
+
+    public init(initial: Int = 300_000, minimum: Int = 50_000, maximum: Int = 2_500_000) {
+        self.minimum = minimum
+        self.maximum = maximum
+        aimd = AimdRateControl(initial: initial, minimum: minimum, maximum: maximum)
+        loss = LossBasedBound(minimum: minimum, maximum: maximum)
+    }
+
+    /// Bits per second for everything sent on the transport.
+    public var target: Int { min(aimd.rate, loss.bound) }
+    public var usage: BandwidthUsage { detector.usage }
+    public var acknowledgedBitrate: Int? { acknowledged.bitsPerSecond }
+    public var delayThreshold: Double { detector.threshold }
+    /// Packet loss over the loss rule's last stretch, 0...1.
+    public var reportedLoss: Double { loss.lastLoss }
+
+    /// The sequence number to stamp on a packet of `size` bytes leaving now.
+    public mutating func stamp(size: Int, now: TransportTime) -> UInt16 { log.stamp(size: size, now: now) }
+
+    public mutating func onFeedback(_ feedback: TransportFeedback, roundTrip: Duration?, now: TransportTime) {
+        feedbackReceived += 1
+        let results = log.results(for: feedback)
+        guard !results.isEmpty else { return }
+        var received = 0, lost = 0
+        var latest: PacketGroups.Delta?
+        for r in results {
+            guard let arrival = r.arrival else { lost += 1; continue }
+            received += 1
+            acknowledged.add(arrival: arrival, bytes: r.sent.size)
+            guard let delta = groups.add(sentAt: r.sent.sentAt, arrival: arrival) else { continue }
+            latest = delta
+            if let trend = trendline.update(delta) {
+                _ = detector.detect(trend: trend, sendDeltaMs: delta.sendMs, nowMs: delta.atMs)
+            }
+        }
+        // One rate update per feedback message, on the detector's latest verdict (libwebrtc does the same).
+        if latest != nil || received == 0 {
+            aimd.update(detector.usage, acknowledged: acknowledged.bitsPerSecond, roundTrip: roundTrip ?? .milliseconds(100),
+                        now: now)
+        }
+        loss.add(received: received, lost: lost, current: aimd.rate, now: now)
+    }
+}

@@ -1,0 +1,144 @@
+import EngineTestSupport
+import Testing
+@testable import EngineRTP
+@testable import EngineTransport
+
+// The send-side estimator on a virtual clock (docs/congestion-control.md): a sender that encodes 30 frames a second
+// at the estimator's target and sends each frame as a burst of packets of at most 1200 bytes, a bottleneck with the
+// buffer of a home router (300 ms, like tbf's `latency`: loss comes only once that queue is full), a receiver that
+// reports every 50 ms, and feedback that comes back over a clean 20 ms link. Seconds of call run in milliseconds.
+
+private struct SimulatedPacket: EmulatedDatagram {
+    var sequence: UInt16
+    var sentAt: TransportTime
+    var byteCount: Int
+}
+
+private struct CallSimulation {
+    static let oneWay: Duration = .milliseconds(20)
+    var estimator = SendSideBandwidthEstimator(initial: 300_000, minimum: 50_000, maximum: 3_000_000)
+    var link: EmulatedLink<SimulatedPacket>
+    var receiver = TransportFeedbackBuilder(senderSSRC: SSRC(1))
+    var feedbackInFlight: [(at: TransportTime, feedback: TransportFeedback)] = []
+    var now = TransportTime(nanoseconds: 1_000_000_000)
+    var nextFrame = TransportTime(nanoseconds: 1_000_000_000)
+    var nextFeedback = TransportTime(nanoseconds: 1_050_000_000)
+    /// (arrival, queueing delay in ms, bytes) of every packet delivered.
+    var delivered: [(at: TransportTime, queueMs: Double, bytes: Int)] = []
+    /// (time, target) once per frame.
+    var targets: [(at: TransportTime, bps: Int)] = []
+
+    init(capacity: Int, seed: UInt64) {
+        link = EmulatedLink(LinkConditions(delay: Self.oneWay, bitsPerSecond: capacity, maxQueueDelay: .milliseconds(300)),
+                            seed: seed)
+    }
+
+    var capacity: Int {
+        get { link.conditions.bitsPerSecond ?? 0 }
+        set { link.conditions.bitsPerSecond = newValue }
+    }
+
+    /// Runs until `until`, one millisecond at a time.
+    mutating func run(until end: TransportTime) {
+        while now < end {
+            now = now + .milliseconds(1)
+            if now >= nextFrame {
+                nextFrame = nextFrame + .nanoseconds(33_333_333)
+                let target = estimator.target
+                targets.append((now, target))
+                var frameBytes = target / 30 / 8
+                while frameBytes > 0 {
+                    let size = min(frameBytes, 1200)
+                    frameBytes -= size
+                    let sequence = estimator.stamp(size: size, now: now)
+                    link.send(SimulatedPacket(sequence: sequence, sentAt: now, byteCount: size), now: now)
+                }
+            }
+            for p in link.deliver(now: now) {
+                receiver.record(sequence: p.sequence, mediaSSRC: SSRC(2), arrival: now)
+                delivered.append((now, Double((now - p.sentAt - Self.oneWay).nanoseconds) / 1e6, p.byteCount))
+            }
+            if now >= nextFeedback {
+                nextFeedback = nextFeedback + .milliseconds(50)
+                for f in receiver.poll() { feedbackInFlight.append((now + Self.oneWay, f)) }
+            }
+            while let first = feedbackInFlight.first, first.at <= now {
+                feedbackInFlight.removeFirst()
+                estimator.onFeedback(first.feedback, roundTrip: .milliseconds(40), now: now)
+            }
+        }
+    }
+
+    func seconds(_ s: Double) -> TransportTime { TransportTime(nanoseconds: 1_000_000_000 + Int64(s * 1e9)) }
+
+    /// Received bits per second between two times.
+    func throughput(from: Double, to: Double) -> Double {
+        let bytes = delivered.filter { $0.at >= seconds(from) && $0.at < seconds(to) }.reduce(0) { $0 + $1.bytes }
+        return Double(bytes * 8) / (to - from)
+    }
+
+    func queueDelay(from: Double, to: Double, percentile: Double) -> Double {
+        let d = delivered.filter { $0.at >= seconds(from) && $0.at < seconds(to) }.map(\.queueMs).sorted()
+        guard !d.isEmpty else { return .infinity }
+        return d[min(d.count - 1, Int(Double(d.count) * percentile))]
+    }
+
+    func target(at s: Double) -> Int { targets.last { $0.at <= seconds(s) }?.bps ?? 0 }
+
+    var summary: String {
+        stride(from: 1.0, through: (Double(now.nanoseconds) / 1e9) - 1, by: 1).map { s in
+            "\(Int(s))s: target \(target(at: s) / 1000) kbit/s, got \(Int(throughput(from: s - 1, to: s) / 1000)), "
+                + "queue p95 \(Int(queueDelay(from: s - 1, to: s, percentile: 0.95))) ms"
+        }.joined(separator: "\n")
+    }
+}
+
+@Test func aBottleneckOf500kbpsIsFilledWithAShortQueue() {
+    var sim = CallSimulation(capacity: 500_000, seed: 1)
+    sim.run(until: sim.seconds(30))
+    let utilisation = sim.throughput(from: 10, to: 30) / 500_000
+    let p95 = sim.queueDelay(from: 10, to: 30, percentile: 0.95)
+    #expect(utilisation >= 0.8, "\(sim.summary)")
+    // A loss-based estimate alone would fill the 300 ms buffer before it saw a loss.
+    #expect(p95 <= 150, "\(sim.summary)")
+}
+
+@Test func aCapacityDropIsFollowedWithinFiveSeconds() {
+    var sim = CallSimulation(capacity: 2_500_000, seed: 2)
+    sim.run(until: sim.seconds(40))
+    let before = sim.target(at: 40)
+    sim.capacity = 600_000
+    sim.run(until: sim.seconds(45))
+    // Within 15 % of the new capacity 5 s after the drop (RFC 8867 §5.1's schedule asks this of every change)...
+    #expect(before >= 1_500_000, "\(sim.summary)")
+    #expect(Double(sim.target(at: 45)) <= 600_000 * 1.15, "\(sim.summary)")
+    #expect(sim.throughput(from: 44, to: 45) >= 600_000 * 0.7, "\(sim.summary)")
+    // ...and the queue the drop built drains: 5 s later it is short again.
+    sim.run(until: sim.seconds(50))
+    #expect(sim.queueDelay(from: 48, to: 50, percentile: 0.95) <= 150, "\(sim.summary)")
+}
+
+@Test func theEstimateGrowsWhenTheBottleneckWidens() {
+    var sim = CallSimulation(capacity: 1_000_000, seed: 3)
+    sim.run(until: sim.seconds(20))
+    sim.capacity = 2_500_000
+    sim.run(until: sim.seconds(40))
+    #expect(sim.target(at: 40) >= 2_000_000, "\(sim.summary)")
+}
+
+@Test func forgedFeedbackNeitherTrapsNorGrowsState() {
+    var estimator = SendSideBandwidthEstimator()
+    var rng = SplitMixRandom(seed: 5)
+    var now = TransportTime(nanoseconds: 0)
+    for _ in 0..<200 { _ = estimator.stamp(size: 1000, now: now); now = now + .milliseconds(1) }
+    for _ in 0..<5000 {
+        let statuses: [TransportFeedback.PacketStatus] = (0..<Int(rng.next() % 300)).map { _ in
+            rng.next() % 3 == 0 ? .notReceived : .received(deltaTicks: Int16(truncatingIfNeeded: rng.next()))
+        }
+        let fb = TransportFeedback(senderSSRC: SSRC(1), mediaSSRC: SSRC(2), baseSequence: UInt16(truncatingIfNeeded: rng.next()),
+                                   referenceTime: UInt32(truncatingIfNeeded: rng.next()), feedbackCount: 0, statuses: statuses)
+        estimator.onFeedback(fb, roundTrip: nil, now: now)
+        now = now + .milliseconds(50)
+    }
+    #expect((estimator.minimum...estimator.maximum).contains(estimator.target))
+}

@@ -1,0 +1,119 @@
+"""Calls across the emulated internet (Tests/testsupport/netns.py, docs/emulated-network.md): `conftui serve` and
+coturn (as the STUN server) in the public namespace, participants behind routers that NAT.
+
+- A `conftui bot` behind a restricted NAT (Linux's own) and headless Chromium in the public namespace: the bot learns its public
+  address from coturn (a server-reflexive candidate) and the two exchange media; Chromium's selected pair names
+  the bot by its router's public address, since its host address is unreachable from the public side.
+- Two bots behind two full-cone NATs: only their server-reflexive addresses can work (each host address is
+  private, behind the other's router); they connect and each checks the other's test card and tone.
+- Two bots behind symmetric NATs, or behind two restricted NATs (whose first checks block each other's mapping,
+  docs/emulated-network.md), cannot connect without a relay: expected to fail until conftui has a TURN client
+  (strict xfail, so a pass would be reported).
+
+On failure: the bots' logs and reports, coturn's log, the server's log, Chromium's output and the page's state."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+import pytest
+
+from testsupport.binaries import conftui_bin
+from testsupport.bot import BotProcess, bot_participant
+from testsupport.chromium import Chromium
+from testsupport.coturn import Coturn
+from testsupport.evidence import evidence_on_failure
+from testsupport.netns import PUBLIC_ADDRESS, emulated_internet
+from testsupport.pages import PAGE_READY, PagesEvidence, wait_until
+from testsupport.serve import ServerProcess
+
+
+def serve_in(net, workdir: pathlib.Path) -> ServerProcess:
+    command = ("ip", "netns", "exec", net.public, conftui_bin(), "serve", "--port", "0", "--host", PUBLIC_ADDRESS)
+    return ServerProcess(command, "conftui serve (public namespace)", workdir / "serve.log").start()
+
+
+def started(evidence, net, workdir):
+    coturn = evidence.add(Coturn(PUBLIC_ADDRESS, workdir, net.public), close=None)
+    serve = serve_in(net, workdir)
+    evidence.add(serve)
+    return coturn, serve
+
+
+def bot_in(evidence, site, serve, coturn, room, name, tone, workdir, duration=40.0) -> BotProcess:
+    bot = evidence.add(BotProcess(serve.ws_url, room, name, workdir, "--stun", coturn.stun_uri, "--tone", str(tone),
+                                  duration=duration, host_candidates="all", netns=site.client))
+    bot.wait_joined()
+    return bot
+
+
+def test_a_bot_behind_a_nat_and_chromium_in_public_connect_through_its_reflexive_address(tmp_path):
+    with emulated_internet() as net, evidence_on_failure() as evidence:
+        site = net.add_site("restricted")
+        coturn, serve = started(evidence, net, tmp_path)
+        try:
+            bot = bot_in(evidence, site, serve, coturn, "nat", "natbot", 440, tmp_path)
+            chromium = Chromium(netns=net.public)
+            evidence.add(chromium, close=chromium.close)
+            page = chromium.new_page(f"{serve.http_url}#nat", "public", PAGE_READY)
+            evidence.add(PagesEvidence([page]))
+            (state,) = wait_until([page], lambda s: bot.socket_id in s[0]["peers"]
+                                  and s[0]["peers"][bot.socket_id]["connectionState"] == "connected"
+                                  and s[0]["peers"][bot.socket_id]["framesDecoded"] >= 20, 25.0,
+                                  "Chromium decodes the NATed bot's video")
+            seen = state["peers"][bot.socket_id]
+            remote = seen["selectedPair"].split(" -> ")[1]
+            assert remote.startswith(site.wan_address + ":"), (
+                f"Chromium reaches the bot at its router's public address {site.wan_address}: {seen['selectedPair']}")
+            assert seen["selectedPairTypes"].split("/")[1] in ("srflx", "prflx"), seen["selectedPairTypes"]
+            time.sleep(3)
+            report = bot.stop()
+            (page_id, peer), = report["peers"].items()
+            assert peer["video"]["framesDecoded"] >= 20, peer["video"]
+            assert "connected" in [c["state"] for c in peer["timeline"]], peer["timeline"]
+            log = bot.log_path.read_text(errors="replace")
+            assert f"server-reflexive candidate candidate:" in log and f" {site.wan_address} " in log, \
+                "the bot learnt its public address from coturn and signalled it"
+            print(f"Chromium -> bot pair {seen['selectedPair']} ({seen['selectedPairTypes']}); "
+                  f"bot decoded {peer['video']['framesDecoded']} frames from Chromium")
+        finally:
+            serve.stop()
+            coturn.close()
+
+
+def two_bots(tmp_path, nat: str, wait: float):
+    """Two bots behind `nat` routers in one room; returns both reports after `wait` seconds of call (or raises)."""
+    with emulated_internet() as net, evidence_on_failure() as evidence:
+        sites = [net.add_site(nat), net.add_site(nat)]
+        coturn, serve = started(evidence, net, tmp_path)
+        try:
+            bots = [bot_in(evidence, site, serve, coturn, "pair", name, tone, tmp_path)
+                    for site, name, tone in zip(sites, ("Ana", "Ben"), (440, 660))]
+            time.sleep(wait)
+            reports = [bot.stop() for bot in bots]
+            for (me, other, other_site, tone), report in zip(
+                    ((bots[0], bots[1], sites[1], 660), (bots[1], bots[0], sites[0], 440)), reports):
+                peer = report["peers"].get(other.socket_id)
+                assert peer, f"{me.name} has no connection to {other.name}: {list(report['peers'])}"
+                assert "connected" in [c["state"] for c in peer["timeline"]], f"{me.name}: {peer['timeline']}"
+                assert peer["transport"]["selectedPair"].split(" -> ")[1].startswith(other_site.wan_address + ":"), \
+                    peer["transport"]["selectedPair"]
+                card = peer["video"]["testCard"]
+                assert card["participant"] == bot_participant(other.name) and card["count"] >= 20, card
+                assert abs(peer["audio"]["dominantFrequency"] - tone) < 10, peer["audio"]
+            return reports
+        finally:
+            serve.stop()
+            coturn.close()
+
+
+def test_two_bots_behind_full_cone_nats_connect_through_reflexive_addresses(tmp_path):
+    reports = two_bots(tmp_path, "full-cone", 8)
+    print("pairs:", [next(iter(r["peers"].values()))["transport"]["selectedPair"] for r in reports])
+
+
+@pytest.mark.xfail(strict=True, reason="these NATs need a TURN relay between them; conftui has no TURN client yet")
+@pytest.mark.parametrize("nat", ["symmetric", "restricted"])
+def test_two_bots_behind_nats_that_need_a_relay(tmp_path, nat):
+    two_bots(tmp_path, nat, 8)

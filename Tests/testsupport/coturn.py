@@ -1,0 +1,62 @@
+"""Debian's coturn (`turnserver`) for a test: STUN on UDP 3478 and a TURN relay with one long-term credential,
+listening on one address only (loopback or an emulated-network namespace), no TLS, no CLI, its own log in the
+test's directory. It never reads /etc/turnserver.conf (`-n`)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import socket
+import subprocess
+import time
+
+from testsupport.processes import stop_process, tail_lines
+
+TURN_BINARY = "/usr/bin/turnserver"
+USER, PASSWORD, REALM = "conftui", "test-only-secret", "conftui.test"
+
+
+class Coturn:
+    def __init__(self, address: str, workdir: pathlib.Path, netns: str | None = None, port: int = 3478,
+                 *extra: str) -> None:
+        self.address, self.port = address, port
+        self.log_path = workdir / "turnserver.log"
+        self.command = [*(["ip", "netns", "exec", netns] if netns else []), TURN_BINARY, "-n",
+                        "--listening-ip", address, "--relay-ip", address, "--listening-port", str(port),
+                        "--no-cli", "--no-tls", "--no-dtls", "--lt-cred-mech", "--user", f"{USER}:{PASSWORD}",
+                        "--realm", REALM, "--log-file", str(self.log_path), "--simple-log", "--no-stdout-log",
+                        "--pidfile", str(workdir / "turnserver.pid"), "--min-port", "49152", "--max-port", "49999",
+                        *extra]
+        self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.STDOUT)
+        # Ready when it answers a STUN Binding request (RFC 8489 §6: type 0x0001, the magic cookie, a transaction id).
+        from testsupport.netns import udp_socket_in
+        probe = udp_socket_in(netns) if netns else socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        probe.settimeout(0.2)
+        request = bytes.fromhex("000100002112a442") + os.urandom(12)
+        deadline = time.monotonic() + 10
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"turnserver exited with {self.process.returncode}:\n{tail_lines(self.log_path, 40)}")
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise RuntimeError(f"turnserver answered no STUN request in 10 s:\n{tail_lines(self.log_path, 40)}")
+                probe.sendto(request, (address, port))
+                try:
+                    if probe.recv(200)[:2] == b"\x01\x01":
+                        break
+                except socket.timeout:
+                    pass
+        finally:
+            probe.close()
+
+    @property
+    def stun_uri(self) -> str:
+        return f"stun:{self.address}:{self.port}"
+
+    def close(self) -> None:
+        stop_process(self.process, timeout=5)
+
+    def describe(self) -> str:
+        return f"\n===== coturn ({' '.join(self.command)}) =====\n{tail_lines(self.log_path, 80)}"
