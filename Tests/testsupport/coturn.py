@@ -55,6 +55,11 @@ class Coturn:
     def stun_uri(self) -> str:
         return f"stun:{self.address}:{self.port}"
 
+    def turn_args(self, transport: str = "udp") -> list[str]:
+        """The `--turn` options of a conftui command using this server (UDP, or TCP for networks without UDP)."""
+        return ["--turn", f"turn:{self.address}:{self.port}?transport={transport}", "--turn-user", USER,
+                "--turn-password", PASSWORD]
+
     def close(self) -> None:
         stop_process(self.process, timeout=5)
 

@@ -104,28 +104,3 @@ struct BotRun {
         }
     }
 }
-
-/// `--stun stun:HOST[:PORT]` (RFC 7064 URI; the port defaults to 3478) resolved to an IPv4 transport address.
-enum StunServerAddress {
-    static func resolve(_ text: String) throws -> TransportAddress {
-        var rest = Substring(text)
-        if rest.hasPrefix("stun:") { rest = rest.dropFirst(5) }
-        var host = String(rest), port: UInt16 = 3478
-        if let colon = rest.lastIndex(of: ":") {
-            guard let p = UInt16(rest[rest.index(after: colon)...]) else { throw UsageError("--stun: bad port in '\(text)'") }
-            host = String(rest[..<colon])
-            port = p
-        }
-        if let ip = IPAddress(host) { return TransportAddress(ip: ip, port: port) }
-        var hints = addrinfo()
-        hints.ai_family = AF_INET
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result, let sa = first.pointee.ai_addr else {
-            throw UsageError("--stun: cannot resolve '\(host)'")
-        }
-        defer { freeaddrinfo(result) }
-        let v4 = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
-        return TransportAddress(ip: .v4(v4), port: port)
-    }
-}

@@ -27,7 +27,7 @@ let demoCommand = Command(
         SharedOptions.log("append log lines here (server and every participant)"),
         SharedOptions.allowOrigin("also let pages from this web origin join (repeatable; the demo's own page always can)"),
         .flag("static", "--simulate only: no churn (nobody leaves and rejoins)"),
-    ],
+    ] + CallOptionsParsing.turnSpecs,
     details: """
     keys: m mute, v video on/off, c switch camera, s stats, ? help, l leave (y confirms), q quit, Ctrl-L redraw
     Before the screen starts the demo prints the browser URL (http://127.0.0.1:PORT/#ROOM): open it on this machine
@@ -103,6 +103,7 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     let name = LoginName.displayName(args.value("name"))
     var options = Call.Options()
     options.hostCandidates = hosts
+    options.turnServer = try CallOptionsParsing.turnServer(args)
     options.media.camera = args.value("camera") ?? "card"
     options.media.participant = CallOptionsParsing.participantNumber(name ?? "you")
     options.media.displayName = name

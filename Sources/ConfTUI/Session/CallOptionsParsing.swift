@@ -6,11 +6,35 @@ enum CallOptionsParsing {
     static let specs: [OptionSpec] = [
         .value("room", "NAME", "room to join (default: the server's default room)"),
         .value("stun", "URL", "STUN server for server-reflexive candidates: stun:HOST[:PORT] (default: none)"),
+    ] + turnSpecs + [
         SharedOptions.hostCandidates("127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
         .value("camera", "SRC", "video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (c cycles through them)"),
         SharedOptions.log("append log lines here"),
         .flag("no-reconnect", "end when the signaling connection drops instead of reconnecting with backoff"),
     ]
+
+    /// `--turn` and its credentials; `demo` takes them too.
+    static let turnSpecs: [OptionSpec] = [
+        .value("turn", "URL", "TURN server for relayed candidates: turn:HOST[:PORT][?transport=udp|tcp] (default: none)"),
+        .value("turn-user", "USER", "TURN username (long-term credentials; required with --turn)"),
+        .value("turn-password", "PASS", "TURN password (or the environment variable CONFTUI_TURN_PASSWORD)"),
+    ]
+
+    /// The TURN server of `--turn`, with its credentials; nil without `--turn`.
+    static func turnServer(_ args: ParsedArguments) throws -> TurnServer? {
+        guard let uri = args.value("turn") else {
+            if args.value("turn-user") != nil || args.value("turn-password") != nil {
+                throw UsageError("--turn-user and --turn-password need --turn URL")
+            }
+            return nil
+        }
+        guard let user = args.value("turn-user"), !user.isEmpty else { throw UsageError("--turn needs --turn-user USER") }
+        // A password on the command line is visible to every user of the machine (ps); the environment is not.
+        guard let password = args.value("turn-password") ?? environmentVariables()["CONFTUI_TURN_PASSWORD"] else {
+            throw UsageError("--turn needs --turn-password PASS (or CONFTUI_TURN_PASSWORD in the environment)")
+        }
+        return try IceServerURI.turn(uri, credentials: TurnCredentials(username: user, password: password))
+    }
 
     /// The test card colour of a participant: the sum of the name's code points (the interop tests compute the same).
     static func participantNumber(_ name: String) -> UInt8 {
@@ -20,7 +44,8 @@ enum CallOptionsParsing {
     static func callOptions(_ args: ParsedArguments, defaultCamera: String, name: String) throws -> Call.Options {
         var options = Call.Options()
         options.hostCandidates = try SharedOptions.hostCandidates(args)
-        options.stunServer = try args.value("stun").map(StunServerAddress.resolve)
+        options.stunServer = try args.value("stun").map(IceServerURI.stun)
+        options.turnServer = try turnServer(args)
         options.media.camera = args.value("camera") ?? defaultCamera
         options.media.participant = participantNumber(name)
         options.media.displayName = name.isEmpty ? nil : name

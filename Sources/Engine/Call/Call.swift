@@ -23,6 +23,9 @@ public final class Call: Sendable {
         public var hostCandidates: HostCandidates = .all
         /// A STUN server for server-reflexive candidates (RFC 8445 §5.1.1.2); nil gathers host candidates only.
         public var stunServer: TransportAddress?
+        /// A TURN server for a relayed candidate per peer connection (RFC 8656); nil relays nothing. The relay pairs
+        /// rank below every direct one, so a call uses it only where no direct path works.
+        public var turnServer: TurnServer?
         /// Signal candidates only by trickle, none in the SDP (interop tests of trickle).
         public var trickleOnly = false
         public var media = MediaPipeline.Options()
@@ -222,6 +225,7 @@ private final class CallEventLoop {
         var timeline: [StateChange] = []
         var timeToConnected: Double?
         var gatherer: ServerReflexiveGatherer?
+        var relay: PeerRelay?
         /// Server-reflexive candidates found before our description went out wait for it (trickle follows SDP).
         var described = false
         var heldCandidates: [IceCandidate] = []
@@ -269,7 +273,7 @@ private final class CallEventLoop {
     func run() {
         while call.isRunning {
             let current = now
-            let nearest = (peers.values.flatMap { [$0.deadline, $0.gatherer?.deadline] } + [policy.nextDeadline])
+            let nearest = (peers.values.flatMap { [$0.deadline, $0.gatherer?.deadline, $0.relay?.deadline] } + [policy.nextDeadline])
                 .compactMap { $0 }.min()
             let waitNs = nearest.map { max(0, ($0 - current).nanoseconds) } ?? 100_000_000
             let timeoutMs = Int32(min(100, (waitNs + 999_999) / 1_000_000))
@@ -280,6 +284,12 @@ private final class CallEventLoop {
                     order.append((peer, socket))
                     fds.append(pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0))
                 }
+            }
+            var streams: [(Peer, PeerRelay)] = []
+            for peer in peers.values {
+                guard let relay = peer.relay, let stream = relay.stream, relay.brokenReason == nil else { continue }
+                streams.append((peer, relay))
+                fds.append(pollfd(fd: stream.fd, events: Int16(POLLIN) | (stream.wantsWrite ? Int16(POLLOUT) : 0), revents: 0))
             }
             _ = Glibc.poll(&fds, nfds_t(fds.count), timeoutMs)
             if fds[0].revents & Int16(POLLIN) != 0 {
@@ -298,12 +308,25 @@ private final class CallEventLoop {
                         if let candidate = peer.gatherer!.handle(bytes: bytes) { reflexive(candidate, of: peer) }
                         continue
                     }
+                    // Everything from the TURN server's own address is the TURN client's: relayed peers arrive from
+                    // relayed addresses (other ports), never from the server's listening one.
+                    if let relay = peer.relay, relay.udpSocket === socket, from == relay.server.address {
+                        take(relay.handle(.received(bytes), now: now), from: peer)
+                        continue
+                    }
                     let arrivedAt = socket.ageOfLastDatagram().map { TransportTime(nanoseconds: now.nanoseconds - $0.nanoseconds) }
                     feed(peer, .datagram(from: from, to: socket.localAddress, bytes: bytes, arrivedAt: arrivedAt))
                 }
             }
+            for (j, (peer, relay)) in streams.enumerated() where fds[order.count + 1 + j].revents != 0 {
+                guard peers[peer.id] === peer else { continue }
+                take(relay.serviceStream(revents: fds[order.count + 1 + j].revents, now: now), from: peer)
+            }
             let t = now
             for peer in Array(peers.values) where peer.deadline.map({ $0 <= t }) ?? false { feed(peer, .timeout) }
+            for peer in Array(peers.values) where peer.relay?.deadline.map({ $0 <= t }) ?? false {
+                take(peer.relay!.handle(.timeout, now: t), from: peer)
+            }
             for peer in peers.values where peer.gatherer?.deadline.map({ $0 <= t }) ?? false {
                 for transmit in peer.gatherer!.poll(now: t) { peer.sockets[transmit.from]?.send(transmit.bytes, to: transmit.to) }
             }
@@ -451,6 +474,7 @@ private final class CallEventLoop {
                 peer.gatherer = ServerReflexiveGatherer(server: server, bases: sockets.map(\.localAddress))
             }
             call.log("\(short(id)): connection created on \(sockets.map(\.localAddress.description).joined(separator: ", "))")
+            if let server = call.options.turnServer { startRelay(server, for: peer, sockets: sockets) }
             return peer
         } catch {
             call.log("\(short(id)): cannot create a peer connection: \(error)")
@@ -463,6 +487,10 @@ private final class CallEventLoop {
         call.publish(openConnections: peers.count)
         call.log("\(short(id)): closing (\(cause))")
         feed(peer, .command(.close))
+        // RFC 8656 §8: a Refresh with LIFETIME 0 frees the relay at once rather than after its lifetime. Its answer is
+        // not awaited: the sockets close below.
+        if let relay = peer.relay { _ = relay.handle(.close, now: now) }
+        peer.relay = nil
         call.publishClosed(id, snapshot(of: peer), lastSamples: peer.samples)
         call.publish(frame: nil, of: id)   // a closed connection has no picture to show
         call.playback?.remove(id)           // nor any sound
@@ -489,6 +517,10 @@ private final class CallEventLoop {
         let t = now
         let out = peer.connection.handle(input, now: t)
         for transmit in out.transmits {
+            if let relay = peer.relay, transmit.from == relay.relayedAddress {
+                take(relay.handle(.send(to: transmit.to, bytes: transmit.bytes), now: t), from: peer)
+                continue
+            }
             (peer.sockets[transmit.from] ?? peer.sockets.values.first)?.send(transmit.bytes, to: transmit.to)
         }
         peer.deadline = out.deadline
@@ -537,6 +569,43 @@ private final class CallEventLoop {
             call.media.requestKeyframe(layer: peer.layer)
         case .warning(let text):
             call.log("\(short(peer.id)): \(text)")
+        }
+    }
+
+    /// Opens the peer's TURN allocation (its relayed candidate follows in `take(_:[TurnEvent]...)`).
+    func startRelay(_ server: TurnServer, for peer: Peer, sockets: [UdpSocket]) {
+        do {
+            guard let relay = try PeerRelay(server: server, sockets: sockets, seed: UInt64.random(in: .min ... .max)) else {
+                call.log("\(short(peer.id)): no host address of the TURN server's family: no relayed candidate")
+                return
+            }
+            peer.relay = relay
+            call.log("\(short(peer.id)): allocating a relay at \(server.address) over \(server.transport.rawValue)")
+            take(relay.handle(.allocate, now: now), from: peer)
+        } catch {
+            call.log("\(short(peer.id)): cannot reach the TURN server \(server.address): \(error)")
+        }
+    }
+
+    /// What the peer's TURN client reports: the allocation becomes a relay candidate; relayed datagrams enter the
+    /// connection as if received on the relayed address.
+    func take(_ events: [TurnEvent], from peer: Peer) {
+        guard peers[peer.id] === peer, let relay = peer.relay else { return }
+        for event in events {
+            switch event {
+            case .allocated(let relayed, let mapped, let lifetime):
+                call.log("\(short(peer.id)): relayed candidate \(relayed) (server saw us at \(mapped.map(\.description) ?? "?"), \(lifetime) s)")
+                feed(peer, .command(.addLocalRelayed(relayed: relayed, mapped: mapped)))
+            case .data(let from, let bytes):
+                guard let relayed = relay.relayedAddress else { continue }
+                feed(peer, .datagram(from: from, to: relayed, bytes: bytes))
+            case .failed(let reason):
+                call.log("\(short(peer.id)): TURN relay failed: \(reason)")
+            case .permissionFailed(let ip, let reason):
+                call.log("\(short(peer.id)): TURN permission for \(ip) refused: \(reason)")
+            case .permissionCreated, .channelBound, .closed:
+                break
+            }
         }
     }
 

@@ -24,6 +24,8 @@ public final class PeerConnection {
     private var gathered: [IceCandidate] = []
     private var describing = false
     private var pendingRemoteCandidates: [IceCandidate] = []
+    /// The TURN allocation's addresses, once the driver has one (see `Command.addLocalRelayed`).
+    private var relayed: (relayed: TransportAddress, mapped: TransportAddress?)?
     private var remoteCandidateAddresses = Set<TransportAddress>()
     /// Remote candidates ignored because `CallLimits.maxRemoteCandidates` were already taken (pending or added).
     public private(set) var droppedRemoteCandidates = 0
@@ -171,6 +173,10 @@ public final class PeerConnection {
             } else {
                 addRemote(candidate, now: now)
             }
+        case .addLocalRelayed(let address, let mapped):
+            guard relayed == nil else { return }
+            relayed = (address, mapped)
+            feedTransport(.command(.addLocalRelayed(relayed: address, mapped: mapped)), now: now)
         case .sendVideo(let frame):
             guard transport?.isSecure == true, video?.send == true, videoSend != nil else { return }
             // The shared encoder may still emit delta frames made before this peer connected: they cannot be decoded
@@ -237,6 +243,7 @@ public final class PeerConnection {
         transport = TransportSession(ice: .random(role: iceRole), certificate: certificate, srtpProfiles: configuration.srtpProfiles)
         describing = true
         for host in configuration.localHosts { feedTransport(.command(.addLocalHost(host)), now: now) }
+        if let relayed { feedTransport(.command(.addLocalRelayed(relayed: relayed.relayed, mapped: relayed.mapped)), now: now) }
         setState(.connecting, cause: "\(iceRole == .controlling ? "offer created" : "remote offer applied")")
     }
 

@@ -70,6 +70,10 @@ extension PeerConnection {
         case applyRemoteAnswer(SessionDescription)
         /// A trickled candidate; buffered until the remote description is set. `.local` names are ignored.
         case addRemoteCandidate(IceCandidate)
+        /// The relayed address of the driver's TURN allocation (and the server-reflexive one it reported): a relay
+        /// candidate, kept for the transport if it does not exist yet. Its datagrams go through the driver's TURN
+        /// client: transmits `from` the relayed address, and what the server relays back arrives `to` it.
+        case addLocalRelayed(relayed: TransportAddress, mapped: TransportAddress?)
         case sendVideo(EncodedVideoFrame)
         case sendAudio(packet: [UInt8], isDTX: Bool)
         /// The decoder refused a frame: wait for a keyframe and ask for one (PLI, docs/webrtc-interop.md §7).

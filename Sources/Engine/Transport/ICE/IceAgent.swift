@@ -6,7 +6,8 @@
 ///
 /// Documented limits: UDP only; remote `.local` (mDNS) candidates are ignored rather than resolved — the peer's
 /// checks still reach us and become peer-reflexive candidates (RFC 8445 §7.3.1.3), which is how libdatachannel#1285
-/// reports Chrome connecting; server-reflexive/relay gathering (STUN/TURN servers) is not done.
+/// reports Chrome connecting; gathering from STUN and TURN servers is
+/// the driver's (`addLocalRelayed` takes the relayed address of an allocation it made).
 ///
 /// Bounded (`TransportLimits`): at most `maxRemoteCandidates` signalled remote candidates (+ a few peer-reflexive
 /// ones), `maxCandidatePairs` pairs (RFC 8445 §6.1.2.5) and `maxTransactions` outstanding checks; duplicates are
@@ -123,6 +124,19 @@ public final class IceAgent {
                 priority: CandidatePriority.candidate(kind: .host, localPreference: localPreference),
                 address: .ip(address.ip), port: address.port, kind: .host)
             locals.append(LocalCandidate(candidate: candidate, base: address))
+            out.events.append(.candidateGathered(candidate))
+            for r in remotes.indices { addPair(local: locals.count - 1, remote: r) }
+        case .addLocalRelayed(let relayed, let mapped):
+            guard !locals.contains(where: { $0.base == relayed }), locals.count < 255 else { return }
+            // §5.1.2.1: relayed candidates get type preference 0, so every direct pair outranks them; one relay per
+            // agent, so the local preference only has to be valid.
+            let related = mapped ?? relayed
+            let candidate = IceCandidate(
+                foundation: CandidatePriority.foundation(kind: .relay, baseIP: relayed.ip),
+                priority: CandidatePriority.candidate(kind: .relay, localPreference: 65535),
+                address: .ip(relayed.ip), port: relayed.port, kind: .relay,
+                relatedAddress: .ip(related.ip), relatedPort: related.port)
+            locals.append(LocalCandidate(candidate: candidate, base: relayed))
             out.events.append(.candidateGathered(candidate))
             for r in remotes.indices { addPair(local: locals.count - 1, remote: r) }
         case .setRemoteCredentials(let credentials):

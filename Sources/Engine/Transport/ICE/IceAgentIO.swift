@@ -31,6 +31,11 @@ public enum IceEvent: Hashable, Sendable {
 public enum IceCommand: Hashable, Sendable {
     /// A host address the driver found (getifaddrs) and bound a socket to: becomes a host candidate.
     case addLocalHost(TransportAddress)
+    /// A TURN allocation's relayed transport address (RFC 8445 §5.1.1.2): a relay candidate whose base is itself.
+    /// Checks from it leave as `Transmit(from: relayed, ...)`, which the driver sends through the TURN client; what
+    /// the server relays back is fed in as a datagram `to: relayed`. `mapped` (the server-reflexive address the TURN
+    /// server saw) is only the candidate's related address.
+    case addLocalRelayed(relayed: TransportAddress, mapped: TransportAddress?)
     case setRemoteCredentials(IceCredentials)
     case addRemoteCandidate(IceCandidate)
     /// The peer has signalled all its candidates (`a=end-of-candidates`, RFC 8838 §4.1): once every pair has

@@ -19,6 +19,8 @@ public final class TransportSession {
 
     public enum Command: Hashable, Sendable {
         case addLocalHost(TransportAddress)
+        /// A TURN allocation's relayed address (see `IceCommand.addLocalRelayed`).
+        case addLocalRelayed(relayed: TransportAddress, mapped: TransportAddress?)
         case setRemote(RemoteParameters)
         case addRemoteCandidate(IceCandidate)
         case endOfRemoteCandidates
@@ -139,6 +141,8 @@ public final class TransportSession {
     private func apply(_ command: Command, now: TransportTime) {
         switch command {
         case .addLocalHost(let address): absorb(ice.handle(.command(.addLocalHost(address)), now: now), now: now)
+        case .addLocalRelayed(let relayed, let mapped):
+            absorb(ice.handle(.command(.addLocalRelayed(relayed: relayed, mapped: mapped)), now: now), now: now)
         case .addRemoteCandidate(let c): absorb(ice.handle(.command(.addRemoteCandidate(c)), now: now), now: now)
         case .endOfRemoteCandidates: absorb(ice.handle(.command(.endOfRemoteCandidates), now: now), now: now)
         case .setRemote(let remote):
