@@ -10,6 +10,8 @@ coturn (as the STUN server) in the public namespace, participants behind routers
   docs/emulated-network.md), cannot connect directly: with `--turn` they connect through coturn's relay and exchange
   test cards and tones for 30 s; with UDP blocked at both routers they reach coturn over TCP (`?transport=tcp`)
   and are relayed the same way.
+- Two bots behind full-cone NATs with a firewall between their sites: they start relayed, and when the firewall
+  rule is lifted mid-call they move to the direct (server-reflexive) pair without dropping the call.
 
 On failure: the bots' logs and reports, coturn's log, the server's log, Chromium's output and the page's state."""
 
@@ -134,3 +136,48 @@ def test_two_bots_on_networks_without_udp_are_relayed_over_tcp(tmp_path):
     """The first "Done when" item with UDP blocked at both routers: TURN over TCP, 30 s of verified media."""
     reports = two_bots(tmp_path, "symmetric", 30, turn="tcp", block_udp=True)
     print("pairs:", [next(iter(r["peers"].values()))["transport"]["selectedPair"] for r in reports])
+
+
+def eventually(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_a_relayed_call_moves_to_a_direct_pair_when_one_opens(tmp_path):
+    with emulated_internet() as net, evidence_on_failure() as evidence:
+        sites = [net.add_site("full-cone"), net.add_site("full-cone")]
+        for site, other in ((sites[0], sites[1]), (sites[1], sites[0])):
+            site.block(other.wan_address)
+        coturn, serve = started(evidence, net, tmp_path)
+        try:
+            bots = [bot_in(evidence, site, serve, coturn, "switch", name, tone, tmp_path, duration=60, turn="udp")
+                    for site, name, tone in zip(sites, ("Ana", "Ben"), (440, 660))]
+
+            def selected_pairs() -> list[str]:
+                return [line.split("selected pair ", 1)[1] for bot in bots
+                        for line in bot.log_path.read_text(errors="replace").splitlines() if "selected pair " in line]
+
+            assert eventually(lambda: len(selected_pairs()) >= 2, 20), "no pair selected while relayed"
+            assert all(f"{PUBLIC_ADDRESS}:" in pair for pair in selected_pairs()), selected_pairs()
+            time.sleep(5)   # a relayed call in progress
+            for site in sites:
+                site.unblock()
+            direct = [f"{site.wan_address}:" for site in sites]
+            assert eventually(lambda: sum(1 for pair in selected_pairs() if any(d in pair.split(" -> ")[1] for d in direct)) >= 2, 15), \
+                f"still relayed 15 s after the firewall opened: {selected_pairs()}"
+            time.sleep(5)
+            reports = [bot.stop() for bot in bots]
+            for me, other, report in ((bots[0], bots[1], reports[0]), (bots[1], bots[0], reports[1])):
+                peer = report["peers"][other.socket_id]
+                assert [c["state"] for c in peer["timeline"]].count("connected") == 1, peer["timeline"]   # never dropped
+                assert f"{PUBLIC_ADDRESS}:" not in peer["transport"]["selectedPair"], peer["transport"]["selectedPair"]
+                card = peer["video"]["testCard"]
+                assert card["participant"] == bot_participant(other.name) and card["count"] >= 150, card
+            print("pairs:", selected_pairs())
+        finally:
+            serve.stop()
+            coturn.close()

@@ -76,6 +76,16 @@ class Site:
     loss_percent: int = 0
     rate_kbit: int | None = None
 
+    def block(self, address: str) -> None:
+        """Drops everything the router forwards to or from `address` (a firewall between two sites), in a table of
+        its own so that `unblock` lifts exactly this."""
+        run("nft", "-f", "-", ns=self.router, input=(
+            "table ip block {\n  chain through { type filter hook forward priority filter - 10; policy accept;\n"
+            f"    ip daddr {address} drop\n    ip saddr {address} drop\n  }}\n}}\n"))
+
+    def unblock(self) -> None:
+        run("nft", "delete", "table", "ip", "block", ns=self.router)
+
 
 @dataclass
 class EmulatedInternet:

@@ -49,6 +49,10 @@ public final class IceAgent {
     private var selectedPair: Int?
     private var lastConsentResponse: TransportTime?
     private var nextConsentCheck: TransportTime?
+    /// Controlling, after a selection: when `seekBetterPair` next checks a pair outranking the selected one, and the
+    /// pair index it checked last (they take turns).
+    private var nextBetterPairCheck: TransportTime?
+    private var lastBetterPairChecked = -1
     /// Trickle ICE (RFC 8838): until the peer says it is done, a fully failed checklist may still be rescued.
     private var remoteGatheringComplete = false
     private var rng: IceRandom
@@ -381,6 +385,8 @@ public final class IceAgent {
         // (§7.2.5.3.1). conftui checks from host bases only, so the valid pair is the checked pair.
         if role == .controlling && check.useCandidate {
             nominate(p, now: now)   // §7.2.5.3.4
+        } else if role == .controlling, let current = selectedPair, pairs[p].priority > pairs[current].priority {
+            nextBetterPairCheck = now   // a better pair became valid after the selection: nominate it at once
         } else if role == .controlled && pairs[p].nominateOnSuccess {
             nominate(p, now: now)   // §7.3.1.5
         }
@@ -398,6 +404,7 @@ public final class IceAgent {
             if role == .controlling && pairs[current].priority >= pairs[p].priority { return }
         }
         selectedPair = p
+        nextBetterPairCheck = now + config.betterPairRecheckInterval
         let pair = pairs[p]
         let chosen = SelectedPair(local: locals[pair.local].candidate, localBase: locals[pair.local].base,
                                   remote: remotes[pair.remote], remoteAddress: remotes[pair.remote].transportAddress!)
@@ -449,7 +456,34 @@ public final class IceAgent {
         } else {
             consent(now: now)
             sendTriggeredCheck(now: now)
+            seekBetterPair(now: now)
         }
+    }
+
+    /// The pairs that outrank the selected one (indexes), for the controlling agent after a selection.
+    private func betterThanSelected() -> [Int] {
+        guard role == .controlling, let current = selectedPair else { return [] }
+        return pairs.indices.filter { pairs[$0].priority > pairs[current].priority }
+    }
+
+    /// Controlling, connected: every `betterPairRecheckInterval`, nominate a valid pair that outranks the selected
+    /// one, or else check the next such pair again (failed ones too: a path may have opened since). The
+    /// nomination's success selects the pair (`nominate`: the higher priority wins); the controlled agent follows.
+    private func seekBetterPair(now: TransportTime) {
+        guard role == .controlling, state == .connected, remoteCredentials != nil, nominating == nil else { return }
+        if let next = nextBetterPairCheck, now < next { return }
+        nextBetterPairCheck = now + config.betterPairRecheckInterval
+        let better = betterThanSelected()
+        if let valid = better.filter({ pairs[$0].state == .succeeded }).max(by: { pairs[$0].priority < pairs[$1].priority }) {
+            nominating = valid
+            if !sendCheck(valid, useCandidate: true, purpose: .connectivity, now: now) { nominating = nil }
+            return
+        }
+        let idle = better.filter { pairs[$0].transaction == nil }
+        guard let p = idle.first(where: { $0 > lastBetterPairChecked }) ?? idle.first else { return }
+        lastBetterPairChecked = p
+        pairs[p].state = .waiting
+        sendCheck(p, useCandidate: false, purpose: .connectivity, now: now)
     }
 
     /// §7.3.1.4 after a selection: a check from the peer on another pair still triggers ours, paced by Ta, so that a
@@ -603,6 +637,10 @@ public final class IceAgent {
         }
         if selectedPair != nil, state == .connected || state == .disconnected, !triggered.isEmpty {
             candidates.append(max(now, nextPacedCheck ?? now))
+        }
+        if state == .connected, role == .controlling, let next = nextBetterPairCheck, let current = selectedPair,
+           pairs.contains(where: { $0.priority > pairs[current].priority }) {
+            candidates.append(max(now, next))
         }
         if selectedPair != nil, state == .connected || state == .disconnected, let last = lastConsentResponse {
             if let next = nextConsentCheck { candidates.append(next) }

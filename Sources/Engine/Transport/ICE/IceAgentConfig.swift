@@ -21,6 +21,11 @@ public struct IceAgentConfig: Sendable {
     public var maxTransmissions = 7
     /// Controlling, regular nomination: nominate the best valid pair once no better pair is pending, or after this.
     public var nominationDelay: Duration = .milliseconds(500)
+    /// Controlling agent, once a pair is selected: every this often one pair that would outrank the selected one is
+    /// checked again (failed ones included), and a valid one is nominated. A call that started on a relay (or a
+    /// server-reflexive pair) moves to a direct path that opens later: a NAT mapping that appears, a firewall rule
+    /// lifted. libwebrtc keeps pinging unselected connections in the same way; RFC 8445 leaves it to the agent.
+    public var betterPairRecheckInterval: Duration = .seconds(2)
     /// RFC 7675 §5.1: a consent check every 5 s, randomized by a factor in [0.8, 1.2].
     public var consentInterval: Duration = .seconds(5)
     /// RFC 7675 §5.1: consent expires 30 s after the last valid response.

@@ -16,6 +16,11 @@ final class IcePairHarness: PairHarness<IceAgent> {
     /// Whether gathered candidates are signalled to the other side (turn off to force peer-reflexive learning).
     var signalCandidatesOfA = true
     var signalCandidatesOfB = true
+    /// A's relayed address (a TURN allocation), gathered after its hosts. The harness plays the relay: what A sends
+    /// from it reaches B from it, and what B sends to it reaches A.
+    var relayedA: TransportAddress?
+    /// Drops every datagram that does not go to or come from `relayedA`: only the relay gets through.
+    var onlyRelayPasses = false
 
     init(roleA: IceRole = .controlling, roleB: IceRole = .controlled, seed: UInt64, tieBreakers: (UInt64, UInt64)? = nil,
          nomination: IceAgentConfig.Nomination = .regular,
@@ -38,6 +43,7 @@ final class IcePairHarness: PairHarness<IceAgent> {
         feed("B", .command(.addLocalHost(addressB)))
         for extra in extraHostsA { feed("A", .command(.addLocalHost(extra))) }
         for extra in extraHostsB { feed("B", .command(.addLocalHost(extra))) }
+        if let relayedA { feed("A", .command(.addLocalRelayed(relayed: relayedA, mapped: nil))) }
     }
 
     func feed(_ name: String, _ input: IceInput) { apply(name, endpoint(name).handle(input, now: now)) }
@@ -50,7 +56,9 @@ final class IcePairHarness: PairHarness<IceAgent> {
     }
 
     override func receiver(of datagram: Transmit) -> String? {
-        ([addressA] + extraHostsA).contains(datagram.to) ? "A" : ([addressB] + extraHostsB).contains(datagram.to) ? "B" : nil
+        if onlyRelayPasses && datagram.from != relayedA && datagram.to != relayedA { return nil }
+        if datagram.to == relayedA { return "A" }
+        return ([addressA] + extraHostsA).contains(datagram.to) ? "A" : ([addressB] + extraHostsB).contains(datagram.to) ? "B" : nil
     }
 
     /// `run`, with a condition on the harness.
