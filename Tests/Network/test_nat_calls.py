@@ -10,6 +10,8 @@ coturn (as the STUN server) in the public namespace, participants behind routers
   docs/emulated-network.md), cannot connect directly: with `--turn` they connect through coturn's relay and exchange
   test cards and tones for 30 s; with UDP blocked at both routers they reach coturn over TCP (`?transport=tcp`)
   and are relayed the same way.
+- Headless Chromium and a bot, each behind its own symmetric NAT, with the page told the same TURN server
+  (`?turn=...&relay-only=1`): Chromium's relayed candidate and ours meet through coturn and media flows both ways.
 - Two bots behind full-cone NATs with a firewall between their sites: they start relayed, and when the firewall
   rule is lifted mid-call they move to the direct (server-reflexive) pair without dropping the call.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import pathlib
 import time
+import urllib.parse
 
 import pytest
 
@@ -81,6 +84,36 @@ def test_a_bot_behind_a_nat_and_chromium_in_public_connect_through_its_reflexive
                 "the bot learnt its public address from coturn and signalled it"
             print(f"Chromium -> bot pair {seen['selectedPair']} ({seen['selectedPairTypes']}); "
                   f"bot decoded {peer['video']['framesDecoded']} frames from Chromium")
+        finally:
+            serve.stop()
+            coturn.close()
+
+
+def test_chromium_and_a_bot_behind_symmetric_nats_meet_through_coturn(tmp_path):
+    with emulated_internet() as net, evidence_on_failure() as evidence:
+        browser_site, bot_site = net.add_site("symmetric"), net.add_site("symmetric")
+        coturn, serve = started(evidence, net, tmp_path)
+        try:
+            bot = bot_in(evidence, bot_site, serve, coturn, "relay", "relaybot", 440, tmp_path, turn="udp")
+            chromium = Chromium(netns=browser_site.client)
+            evidence.add(chromium, close=chromium.close)
+            _, uri, _, user, _, password = coturn.turn_args("udp")
+            query = urllib.parse.urlencode({"turn": uri, "turn-user": user, "turn-password": password, "relay-only": "1"})
+            page = chromium.new_page(f"{serve.http_url}?{query}#relay", "behind a NAT", PAGE_READY)
+            evidence.add(PagesEvidence([page]))
+            (state,) = wait_until([page], lambda s: bot.socket_id in s[0]["peers"]
+                                  and s[0]["peers"][bot.socket_id]["connectionState"] == "connected"
+                                  and s[0]["peers"][bot.socket_id]["framesDecoded"] >= 30, 30.0,
+                                  "Chromium decodes the bot's video through the relay")
+            seen = state["peers"][bot.socket_id]
+            assert seen["selectedPairTypes"].split("/")[0] == "relay", seen["selectedPairTypes"]
+            time.sleep(3)
+            report = bot.stop()
+            (page_id, peer), = report["peers"].items()
+            assert peer["video"]["framesDecoded"] >= 30, peer["video"]
+            assert f"{PUBLIC_ADDRESS}:" in peer["transport"]["selectedPair"], peer["transport"]
+            print(f"Chromium pair {seen['selectedPair']} ({seen['selectedPairTypes']}); bot pair "
+                  f"{peer['transport']['selectedPair']}; bot decoded {peer['video']['framesDecoded']} frames")
         finally:
             serve.stop()
             coturn.close()

@@ -8,7 +8,10 @@
  * answers the offer that follows. Candidates travel as {label: sdpMLineIndex, id: sdpMid, candidate}.
  *
  * Query options: ?stun=host:port (repeatable) adds STUN servers; by default there are none, so calls work
- * offline between peers that can reach each other directly. ?name=Ada is the display name others see: it is
+ * offline between peers that can reach each other directly. ?turn=URI (repeatable, URL-encoded, e.g.
+ * turn%3A203.0.113.5%3A3478%3Ftransport%3Dtcp) with ?turn-user=U&turn-password=P adds TURN servers, the same
+ * ones `conftui join --turn` takes; ?relay-only=1 makes the page use relayed candidates only (iceTransportPolicy
+ * "relay"), to try a TURN server out. ?name=Ada is the display name others see: it is
  * sent in `__join` as {room, name} (conftui's extension; the original server drops it), and remote names
  * arrive in `_peers.names` ({<socketId>: name}) and `_new_peer.name`. A peer without a name is shown by the
  * first 8 characters of its socketId, which is all there is against the original server.
@@ -34,7 +37,13 @@ const NAME_LIMIT = 64;   // bytes of UTF-8, the server's cap (SkyRTCDisplayName.
 const params = new URLSearchParams(location.search);
 const ownName = displayName(params.get("name"));
 const rtcConfiguration = {
-  iceServers: params.getAll("stun").filter(Boolean).map(url => ({ urls: url.startsWith("stun:") ? url : "stun:" + url })),
+  iceServers: params.getAll("stun").filter(Boolean).map(url => ({ urls: url.startsWith("stun:") ? url : "stun:" + url }))
+    .concat(params.getAll("turn").filter(Boolean).map(url => ({
+      urls: /^turns?:/.test(url) ? url : "turn:" + url,
+      username: params.get("turn-user") || "",
+      credential: params.get("turn-password") || "",
+    }))),
+  iceTransportPolicy: params.get("relay-only") === "1" ? "relay" : "all",
 };
 
 const ui = {
