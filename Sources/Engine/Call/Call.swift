@@ -400,12 +400,15 @@ private final class CallEventLoop {
             closePeer(id, cause: cause)
         case .applyRemoteOffer(let id, _):
             guard let peer = peers[id], let offer = parsedDescription else { return }
+            permitRelay(to: offer.allCandidates, of: peer)
             feed(peer, .command(.applyRemoteOffer(offer)))
         case .applyRemoteAnswer(let id, _):
             guard let peer = peers[id], let answer = parsedDescription else { return }
+            permitRelay(to: answer.allCandidates, of: peer)
             feed(peer, .command(.applyRemoteAnswer(answer)))
         case .addRemoteCandidate(let id, _):
             guard let peer = peers[id], let candidate = parsedCandidate else { return }
+            permitRelay(to: [candidate], of: peer)
             feed(peer, .command(.addRemoteCandidate(candidate)))
         case .send(let signal):
             call.send(signal)
@@ -584,6 +587,15 @@ private final class CallEventLoop {
             take(relay.handle(.allocate, now: now), from: peer)
         } catch {
             call.log("\(short(peer.id)): cannot reach the TURN server \(server.address): \(error)")
+        }
+    }
+
+    /// RFC 8656 §9: the relay lets in only peers with a permission. Each remote candidate's IP gets one up front, so
+    /// the peer's checks to our relayed address get through even before ours have gone out (the client bounds them).
+    func permitRelay(to candidates: [IceCandidate], of peer: Peer) {
+        guard let relay = peer.relay else { return }
+        for ip in Set(candidates.compactMap(\.address.ip)) where !ip.isLoopback || relay.server.address.ip.isLoopback {
+            take(relay.handle(.permit(ip), now: now), from: peer)
         }
     }
 
