@@ -26,7 +26,8 @@
  *       peers: {<socketId>: {name (its display name, null if none), label (its name or short id), media ({audioMuted, videoOn} as it announced them, null before), role, connectionState, iceConnectionState, signalingState, framesDecoded,
  *                            frameWidth, frameHeight, packetsReceived, audioPacketsReceived,
  *                            videoPacketsReceived, audioLevel, totalAudioEnergy, bytesReceived,
- *                            selectedPair, selectedPairTypes}}}
+ *                            selectedPair, selectedPairTypes, freezeCount, bytesSent (outbound-rtp, summed),
+ *                            availableOutgoingBitrate (the selected pair's: Chromium's send-side estimate)}}}
  *     (figures summed over the peer's inbound-rtp stats; selectedPair is "local -> remote" address:port,
  *     selectedPairTypes their ICE candidate types, "host/srflx" and the like)
  *   window.conftui.log -> the most recent log lines (each is also console.log'ged with a "[conftui]" prefix).
@@ -639,7 +640,7 @@ async function peerSummary(peer) {
     name: peer.name, label: label(peer), media: peer.media, role: peer.role, connectionState: pc.connectionState, iceConnectionState: pc.iceConnectionState,
     signalingState: pc.signalingState, framesDecoded: 0, frameWidth: 0, frameHeight: 0, packetsReceived: 0,
     audioPacketsReceived: 0, videoPacketsReceived: 0, audioLevel: 0, totalAudioEnergy: 0, bytesReceived: 0,
-    selectedPair: null, selectedPairTypes: null,
+    selectedPair: null, selectedPairTypes: null, freezeCount: 0, bytesSent: 0, availableOutgoingBitrate: null,
   };
   const report = await pc.getStats();
   const byId = new Map();
@@ -651,6 +652,7 @@ async function peerSummary(peer) {
       if (stat.kind === "video") {
         summary.videoPacketsReceived += stat.packetsReceived || 0;
         summary.framesDecoded += stat.framesDecoded || 0;
+        summary.freezeCount += stat.freezeCount || 0;
         if (stat.frameWidth) {
           summary.frameWidth = stat.frameWidth;
           summary.frameHeight = stat.frameHeight;
@@ -660,8 +662,11 @@ async function peerSummary(peer) {
         if (typeof stat.audioLevel === "number") summary.audioLevel = Math.max(summary.audioLevel, stat.audioLevel);
         summary.totalAudioEnergy += stat.totalAudioEnergy || 0;
       }
+    } else if (stat.type === "outbound-rtp") {
+      summary.bytesSent += stat.bytesSent || 0;
     } else if (stat.type === "transport" && stat.selectedCandidatePairId) {
       const pair = byId.get(stat.selectedCandidatePairId);
+      if (pair && typeof pair.availableOutgoingBitrate === "number") summary.availableOutgoingBitrate = pair.availableOutgoingBitrate;
       const local = pair && byId.get(pair.localCandidateId);
       const remote = pair && byId.get(pair.remoteCandidateId);
       if (local && remote) {

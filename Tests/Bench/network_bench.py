@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""Congestion control side by side with Chromium, on the same emulated paths in the same run.
+
+Each row is one call between a sender A behind a bottleneck (a site of the emulated internet, docs/emulated-network.md:
+tbf at A's router on the uplink and the downlink, 300 ms of buffer) and a receiver B in the public namespace:
+
+Every sender sends the same picture: the noisy talking head of the benchmark clips (`talkhead_noise.y4m`, 320x240,
+camera-like sensor noise, so an encoder can always use more bits): the bot as `--camera file:...`, Chromium as its
+fake camera (`--use-file-for-fake-video-capture`). 320x240 is what conftui and the page send; libwebrtc caps a
+320x240 VP8 stream at 600 kbit/s whatever its estimate, which the table's notes take into account.
+
+- Chromium↔Chromium: the browser page on both sides
+- conftui→Chromium: `conftui bot` sends, the page receives (our send-side estimator on Chromium's transport-cc feedback)
+- Chromium→conftui: the page sends, a bot receives (Chromium's estimator on our feedback)
+- conftui↔conftui: two bots
+
+over three paths: (a) 500 kbit/s; (b) 1 Mbit/s with 2 % random loss; (c) the RFC 8867 §5.1 capacity schedule
+1 → 2.5 → 0.6 → 1 Mbit/s, here with phases of 20, 10, 10 and 10 s (the RFC's 40/20/20/20 s halved, so the bench stays
+short; the reaction times it measures are seconds).
+
+Measured for the A → B direction over the measuring window (after a 10 s start on the fixed paths):
+- utilisation: bytes A's router sent on the bottleneck (tc's own counters) over what the link could carry;
+- queue drops: packets tbf dropped because the 300 ms buffer was full, as a share of those offered (the path's random
+  loss on (b) comes on top);
+- fps and freezes at the receiver (the bot's report; the page's getStats: framesDecoded, freezeCount);
+- latency p50/p95: the round-trip time of a 10 Hz UDP probe that crosses the same bottleneck both ways (a 64-byte
+  echo from A's site to the public namespace): the queue the call keeps standing in the FIFO, measured the same way
+  for every pair of peers, whoever's picture it is (there is no propagation delay in this rig, so it is all queue);
+- on the schedule: for each capacity change, the seconds until A's sending rate (1 s windows on tc's counters) is
+  within 15 % of the new capacity, and "—" when it never is within the phase.
+
+Usage: network_bench.py CONFTUI_BIN [--only ROW] [--paths a,b,c]   (as root; skips with a note otherwise)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import socket
+import statistics
+import struct
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))   # Tests/, for testsupport
+
+from testsupport.bot import BotProcess  # noqa: E402
+from testsupport.chromium import Chromium  # noqa: E402
+from testsupport.coturn import Coturn  # noqa: E402
+from testsupport.netns import PUBLIC_ADDRESS, available, emulated_internet, run, udp_socket_in  # noqa: E402
+from testsupport.pages import PAGE_READY, states_of  # noqa: E402
+from testsupport.serve import ServerProcess  # noqa: E402
+
+ROWS = ("Chromium↔Chromium", "conftui→Chromium", "Chromium→conftui", "conftui↔conftui")
+SCHEDULE = ((1000, 20), (2500, 10), (600, 10), (1000, 10))   # kbit/s, seconds
+PATHS = {"a": ("500 kbit/s", 500, 0), "b": ("1 Mbit/s + 2 % loss", 1000, 2), "c": ("RFC 8867 schedule", None, 0)}
+PROBE_PORT = 7077
+
+
+class Probe:
+    """A 64-byte UDP echo every 100 ms from A's site to the public namespace: RTT samples across the bottleneck."""
+
+    def __init__(self, net, site) -> None:
+        self.server = udp_socket_in(net.public, (PUBLIC_ADDRESS, PROBE_PORT))
+        self.client = udp_socket_in(site.client)
+        self.client.settimeout(0.05)
+        self.samples: list[tuple[float, float]] = []   # (sent at, rtt ms)
+        self.running = True
+        threading.Thread(target=self._echo, daemon=True).start()
+        threading.Thread(target=self._ping, daemon=True).start()
+
+    def _echo(self) -> None:
+        self.server.settimeout(0.2)
+        while self.running:
+            try:
+                data, sender = self.server.recvfrom(100)
+                self.server.sendto(data, sender)
+            except OSError:
+                pass
+
+    def _ping(self) -> None:
+        seq = 0
+        while self.running:
+            seq += 1
+            self.client.sendto(struct.pack("!Id", seq, time.monotonic()).ljust(64, b"\0"), (PUBLIC_ADDRESS, PROBE_PORT))
+            end = time.monotonic() + 0.1
+            while time.monotonic() < end:
+                try:
+                    data = self.client.recv(100)
+                    _, sent = struct.unpack("!Id", data[:12])
+                    self.samples.append((sent, (time.monotonic() - sent) * 1000))
+                except OSError:
+                    pass
+
+    def between(self, start: float, end: float) -> list[float]:
+        return [rtt for at, rtt in self.samples if start <= at < end]
+
+    def close(self) -> None:
+        self.running = False
+        time.sleep(0.3)
+        self.server.close()
+        self.client.close()
+
+
+def tc_counters(site) -> dict:
+    out = run("tc", "-s", "-j", "qdisc", "show", "dev", "wan", ns=site.router).stdout
+    q = json.loads(out)[0]
+    return {"bytes": q["bytes"], "packets": q["packets"], "drops": q["drops"], "at": time.monotonic()}
+
+
+def set_rate(site, kbit: int) -> None:
+    for dev in ("wan", "lan"):
+        run("tc", "qdisc", "change", "dev", dev, "root", "tbf", "rate", f"{kbit}kbit", "burst", "4kb", "latency", "300ms",
+            ns=site.router)
+
+
+class Party:
+    """One side of the call: a bot or a page, with what the bench reads of it."""
+
+    def __init__(self, kind: str, where: str, serve, coturn, room: str, name: str, workdir: pathlib.Path, clip: str) -> None:
+        self.kind, self.name = kind, name
+        if kind == "bot":
+            self.bot = BotProcess(serve.ws_url, room, name, workdir, "--stun", coturn.stun_uri, "--camera", f"file:{clip}",
+                                  duration=600, host_candidates="all", netns=where)
+            self.bot.wait_joined()
+        else:
+            # The served page is http on a non-loopback address: not a secure context, so no getUserMedia unless
+            # Chromium is told to treat that origin as secure.
+            origin = "/".join(serve.http_url.split("/")[:3])
+            self.chromium = Chromium(netns=where, extra_flags=(f"--use-file-for-fake-video-capture={clip}",
+                                                               f"--unsafely-treat-insecure-origin-as-secure={origin}"))
+            query = urllib.parse.urlencode({"stun": coturn.stun_uri, "name": name})
+            self.page = self.chromium.new_page(f"{serve.http_url}?{query}#{room}", name, PAGE_READY)
+
+    def received(self) -> dict:
+        """frames decoded and freezes of what this party receives (one remote)."""
+        if self.kind == "bot":
+            report = json.loads(self.bot.report_path.read_text()) if self.bot.report_path.exists() else {"peers": {}}
+            peers = [p for p in report["peers"].values() if p.get("video")]
+            if not peers:
+                return {"frames": 0, "freezes": 0}
+            video = peers[0]["video"]
+            return {"frames": video.get("framesDecoded", 0), "freezes": video.get("freezes", 0)}
+        (state,) = states_of([self.page])
+        peers = list(state["peers"].values())
+        if not peers:
+            return {"frames": 0, "freezes": 0}
+        return {"frames": peers[0]["framesDecoded"], "freezes": peers[0]["freezeCount"]}
+
+    def estimate(self) -> float | None:
+        """The sender's own estimate of the path, bit/s (the bot's send-side estimate; Chromium's
+        availableOutgoingBitrate)."""
+        if self.kind == "bot":
+            report = json.loads(self.bot.report_path.read_text()) if self.bot.report_path.exists() else {"peers": {}}
+            values = [p["transport"].get("sendEstimateBitrate") for p in report["peers"].values()]
+        else:
+            (state,) = states_of([self.page])
+            values = [p.get("availableOutgoingBitrate") for p in state["peers"].values()]
+        values = [v for v in values if v]
+        return values[0] if values else None
+
+    def media(self) -> str:
+        if self.kind == "bot":
+            return "test clip"
+        (state,) = states_of([self.page])
+        return state.get("mediaDescription") or "?"
+
+    def connected(self) -> bool:
+        return self.received()["frames"] > 0
+
+    def close(self) -> None:
+        if self.kind == "bot":
+            self.bot.stop()
+        else:
+            self.chromium.close()
+
+
+def run_row(row: str, path: str, binary: str, clip: str, workdir: pathlib.Path) -> dict:
+    label, rate, loss = PATHS[path]
+    sender_kind = "page" if row.startswith("Chromium") else "bot"
+    receiver_kind = "page" if row.endswith("Chromium") else "bot"
+    with emulated_internet() as net:
+        site = net.add_site("restricted", loss_percent=loss, rate_kbit=rate or SCHEDULE[0][0])
+        coturn = Coturn(PUBLIC_ADDRESS, workdir, net.public)
+        serve = ServerProcess(("ip", "netns", "exec", net.public, binary, "serve", "--port", "0", "--host", PUBLIC_ADDRESS),
+                              "conftui serve", workdir / "serve.log").start()
+        probe = Probe(net, site)
+        parties: list[Party] = []
+        try:
+            receiver = Party(receiver_kind, net.public, serve, coturn, "bench", "Bea", workdir, clip)
+            parties.append(receiver)
+            sender = Party(sender_kind, site.client, serve, coturn, "bench", "Al", workdir, clip)
+            parties.append(sender)
+            deadline = time.monotonic() + 20
+            while not (receiver.connected() and sender.connected()):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{row} on {label}: no media within 20 s")
+                time.sleep(0.2)
+            result = {"row": row, "path": label, "media": sender.media()}
+            if rate:
+                time.sleep(10)
+                start, before = tc_counters(site), receiver.received()
+                samples = []
+                for _ in range(15):
+                    time.sleep(1)
+                    samples.append(tc_counters(site))
+                end, after = samples[-1], receiver.received()
+                seconds = end["at"] - start["at"]
+                sent_bits = (end["bytes"] - start["bytes"]) * 8
+                offered = (end["packets"] - start["packets"]) + (end["drops"] - start["drops"])
+                result.update(utilisation=sent_bits / (rate * 1000 * seconds),
+                              drops=(end["drops"] - start["drops"]) / max(1, offered),
+                              fps=(after["frames"] - before["frames"]) / seconds,
+                              freezes=after["freezes"] - before["freezes"])
+                rtts = probe.between(start["at"], end["at"])
+            else:
+                # The schedule: 1 s windows of A's sending rate; time to within 15 % of each new capacity.
+                reach, series = [], []
+                start, before = tc_counters(site), receiver.received()
+                previous = start
+                for i, (kbit, seconds) in enumerate(SCHEDULE):
+                    if i:
+                        set_rate(site, kbit)
+                    changed = time.monotonic()
+                    reached = None
+                    for _ in range(seconds):
+                        time.sleep(1)
+                        now = tc_counters(site)
+                        kbps = (now["bytes"] - previous["bytes"]) * 8 / (now["at"] - previous["at"]) / 1000
+                        series.append(round(kbps))
+                        previous = now
+                        if reached is None and abs(kbps - kbit) <= 0.15 * kbit:
+                            reached = now["at"] - changed
+                    if i:
+                        reach.append(reached)
+                end, after = previous, receiver.received()
+                total = sum(seconds for _, seconds in SCHEDULE)
+                capacity_bits = sum(kbit * 1000 * seconds for kbit, seconds in SCHEDULE)
+                offered = (end["packets"] - start["packets"]) + (end["drops"] - start["drops"])
+                result.update(utilisation=(end["bytes"] - start["bytes"]) * 8 / capacity_bits,
+                              drops=(end["drops"] - start["drops"]) / max(1, offered),
+                              fps=(after["frames"] - before["frames"]) / total,
+                              freezes=after["freezes"] - before["freezes"], reach=reach, series=series)
+                rtts = probe.between(start["at"], end["at"])
+            result["estimate"] = sender.estimate()
+            rtts.sort()
+            result["p50"] = statistics.median(rtts) if rtts else None
+            result["p95"] = rtts[int(0.95 * (len(rtts) - 1))] if rtts else None
+            result["probes"] = len(rtts)
+            return result
+        finally:
+            probe.close()
+            for party in parties:
+                try:
+                    party.close()
+                except Exception as error:   # a party that died is reported by the row's numbers
+                    print(f"  note: closing {party.name}: {error}", file=sys.stderr)
+            serve.stop()
+            coturn.close()
+
+
+def fmt(value, pattern: str) -> str:
+    return "—" if value is None else pattern.format(value)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("binary", nargs="?", default=os.environ.get("CONFTUI_BIN"))
+    parser.add_argument("--only", choices=ROWS, action="append")
+    parser.add_argument("--paths", default="a,b,c")
+    parser.add_argument("--clip", default=str(pathlib.Path(os.environ.get("CONFTUI_CLIPS", HERE.parent.parent / ".build" / "clips"))
+                                              / "talkhead_noise.y4m"))
+    args = parser.parse_args()
+    if args.binary:
+        os.environ["CONFTUI_BIN"] = args.binary
+    missing = available()
+    if missing:
+        print(f"network bench skipped: {missing}")
+        return 0
+    if not os.path.exists(args.clip):
+        print(f"network bench skipped: no clip at {args.clip} (make bench converts ../shared/bench)")
+        return 0
+    results = []
+    with tempfile.TemporaryDirectory(prefix="conftui-netbench-") as tmp:
+        for path in args.paths.split(","):
+            for row in args.only or ROWS:
+                workdir = pathlib.Path(tmp) / f"{path}-{ROWS.index(row)}"
+                workdir.mkdir()
+                try:
+                    results.append(run_row(row, path, args.binary, os.path.abspath(args.clip), workdir))
+                except Exception as error:
+                    results.append({"row": row, "path": PATHS[path][0], "error": str(error)[:200]})
+                r = results[-1]
+                print(f"  {r['path']:<20} {r['row']:<18} " + (r["error"] if "error" in r else
+                      f"util {r['utilisation']:.0%} drops {r['drops']:.1%} fps {r['fps']:.1f} freezes {r['freezes']} "
+                      f"rtt p50 {fmt(r['p50'], '{:.0f}')} p95 {fmt(r['p95'], '{:.0f}')} ms "
+                      f"estimate {fmt(r['estimate'], '{:.0f}')} media {r['media']}"
+                      + (f" reach {r['reach']} series {r['series']}" if "reach" in r else "")), flush=True)
+    print()
+    print("| path | peers (A → B) | utilisation | queue drops | fps at B | freezes | probe RTT p50 / p95 | within 15 % of 2.5 / 0.6 / 1 Mbit/s after |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        if "error" in r:
+            print(f"| {r['path']} | {r['row']} | failed: {r['error']} | | | | | |")
+            continue
+        reach = " / ".join(fmt(x, "{:.0f} s") for x in r["reach"]) if "reach" in r else ""
+        print(f"| {r['path']} | {r['row']} | {r['utilisation']:.0%} | {r['drops']:.1%} | {r['fps']:.1f} | {r['freezes']} | "
+              f"{fmt(r['p50'], '{:.0f}')} / {fmt(r['p95'], '{:.0f}')} ms | {reach} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
