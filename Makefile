@@ -153,6 +153,7 @@ bench: deps release
 	ulimit -n $$(ulimit -Hn); $(PY) Tests/Bench/signaling_load.py $(BIN_RELEASE)/conftui
 	$(PY) Tests/Bench/connect_time.py $(BIN_RELEASE)/conftui
 	$(PY) Tests/Bench/room_bench.py $(BIN_RELEASE)/conftui
+	CONFTUI_CLIPS=$${CONFTUI_CLIPS:-.build/clips} $(PY) Tests/Bench/network_bench.py $(BIN_RELEASE)/conftui
 
 clean:
 	rm -rf .build bench-results

@@ -7,7 +7,9 @@ tbf at A's router on the uplink and the downlink, 300 ms of buffer) and a receiv
 Every sender sends the same picture: the noisy talking head of the benchmark clips (`talkhead_noise.y4m`, 320x240,
 camera-like sensor noise, so an encoder can always use more bits): the bot as `--camera file:...`, Chromium as its
 fake camera (`--use-file-for-fake-video-capture`). 320x240 is what conftui and the page send; libwebrtc caps a
-320x240 VP8 stream at 600 kbit/s whatever its estimate, which the table's notes take into account.
+320x240 VP8 stream at 600 kbit/s whatever its estimate, which the table's notes take into account; the bots run with
+`--max-video-kbps 2500` (the estimator's own maximum) instead of their default 300, so what they send is what
+congestion control decides.
 
 - Chromium↔Chromium: the browser page on both sides
 - conftui→Chromium: `conftui bot` sends, the page receives (our send-side estimator on Chromium's transport-cc feedback)
@@ -126,6 +128,7 @@ class Party:
         self.kind, self.name = kind, name
         if kind == "bot":
             self.bot = BotProcess(serve.ws_url, room, name, workdir, "--stun", coturn.stun_uri, "--camera", f"file:{clip}",
+                                  "--max-video-kbps", "2500",
                                   duration=600, host_candidates="all", netns=where)
             self.bot.wait_joined()
         else:

@@ -9,6 +9,7 @@ enum CallOptionsParsing {
     ] + turnSpecs + [
         SharedOptions.hostCandidates("127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
         .value("camera", "SRC", "video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (c cycles through them)"),
+        .value("max-video-kbps", "N", "most video bit rate per encoding, 30 to 2500 kbit/s; congestion control sends less when the path carries less (default: 300)"),
         SharedOptions.log("append log lines here"),
         .flag("no-reconnect", "end when the signaling connection drops instead of reconnecting with backoff"),
     ]
@@ -47,6 +48,7 @@ enum CallOptionsParsing {
         options.stunServer = try args.value("stun").map(IceServerURI.stun)
         options.turnServer = try turnServer(args)
         options.media.camera = args.value("camera") ?? defaultCamera
+        options.media.videoBitrateKbps = try args.int("max-video-kbps", default: options.media.videoBitrateKbps, range: 30...2500)
         options.media.participant = participantNumber(name)
         options.media.displayName = name.isEmpty ? nil : name
         return options

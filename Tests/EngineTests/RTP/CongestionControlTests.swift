@@ -103,6 +103,16 @@ private struct CallSimulation {
     #expect(p95 <= 150, "\(sim.summary)")
 }
 
+@Test func randomLossOfTwoPercentIsNotTakenForCongestion() {
+    // 1 Mbit/s with 2 % of packets lost at random (a radio link, the bench's path (b)): the loss comes without a
+    // queue, so it must not hold the rate down (gcc-02 §6 alone would hold it wherever it was between 2 and 10 %).
+    var sim = CallSimulation(capacity: 1_000_000, seed: 4)
+    sim.link.conditions.loss = 0.02
+    sim.run(until: sim.seconds(30))
+    #expect(sim.throughput(from: 15, to: 30) / 1_000_000 >= 0.8, "\(sim.summary)")
+    #expect(sim.queueDelay(from: 15, to: 30, percentile: 0.95) <= 150, "\(sim.summary)")
+}
+
 @Test func aCapacityDropIsFollowedWithinFiveSeconds() {
     var sim = CallSimulation(capacity: 2_500_000, seed: 2)
     sim.run(until: sim.seconds(40))
