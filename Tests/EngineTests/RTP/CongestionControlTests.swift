@@ -103,12 +103,17 @@ private struct CallSimulation {
     #expect(p95 <= 150, "\(sim.summary)")
 }
 
-@Test func randomLossOfTwoPercentIsNotTakenForCongestion() {
-    // 1 Mbit/s with 2 % of packets lost at random (a radio link, the bench's path (b)): the loss comes without a
-    // queue, so it must not hold the rate down (gcc-02 §6 alone would hold it wherever it was between 2 and 10 %).
+@Test(arguments: [0.02, 0.05])
+func randomLossIsNotTakenForCongestion(loss: Double) {
+    // 1 Mbit/s with 2 % (the bench's path (b)) or 5 % of packets lost at random (a radio link): the loss comes
+    // without a queue, so it must not hold the rate down (gcc-02 §6 alone holds it wherever it was between 2 and 10 %).
     var sim = CallSimulation(capacity: 1_000_000, seed: 4)
-    sim.link.conditions.loss = 0.02
+    sim.link.conditions.loss = loss
     sim.run(until: sim.seconds(30))
+    // The rate keeps reaching for the capacity (the delay-based sawtooth), rather than staying pinned below it by the
+    // loss rule's hold, which is where it stays if random loss is taken for congestion (checked: 869 kbit/s at 5 %).
+    let highest = sim.targets.filter { $0.at >= sim.seconds(15) }.map(\.bps).max() ?? 0
+    #expect(highest >= 970_000, "\(sim.summary)")
     #expect(sim.throughput(from: 15, to: 30) / 1_000_000 >= 0.8, "\(sim.summary)")
     #expect(sim.queueDelay(from: 15, to: 30, percentile: 0.95) <= 150, "\(sim.summary)")
 }

@@ -2,8 +2,11 @@ import Glibc
 import EngineTransport
 /// The loss-based bound of gcc-02 §6, on the losses transport feedback reports (docs/congestion-control.md): over
 /// each stretch of at least `interval` and `minimumPackets`, a loss above 10 % cuts the bound to
-/// rate × (1 - 0.5 × loss), under 2 % lets it grow 8 % a second, and in between holds it. Delay reacts first on a
-/// bottleneck with a queue; this bound matters where loss comes without queueing (a lossy radio link, a policer).
+/// rate × (1 - 0.5 × loss), under 2 % lets it grow 8 % a second, and in between holds it — unless the delay-based
+/// detector sees no queue building (`queueGrowing` false): loss below 10 % without a queue is taken as random (a
+/// radio link), not congestion, and the bound then follows the delay-based rate up instead of pinning it (gcc-02's
+/// hold band alone keeps a 1 Mbit/s link with 2 % random loss at whatever rate the call had when the loss began).
+/// Delay reacts first on a bottleneck with a queue; this bound matters where loss comes without queueing (a policer).
 struct LossBasedBound: Sendable {
     static let interval: Duration = .seconds(1)
     static let minimumPackets = 20
@@ -22,7 +25,7 @@ struct LossBasedBound: Sendable {
         bound = maximum
     }
 
-    mutating func add(received: Int, lost: Int, current: Int, now: TransportTime) {
+    mutating func add(received: Int, lost: Int, current: Int, queueGrowing: Bool, now: TransportTime) {
         self.received += received
         self.lost += lost
         let start = since ?? now
@@ -37,8 +40,10 @@ struct LossBasedBound: Sendable {
         } else if loss < 0.02 {
             // Not a limit while loss is low: it follows the current rate up, with room for the delay-based to grow.
             bound = Int(Double(max(bound, current)) * pow(1.08, seconds))
-        } else {
+        } else if queueGrowing {
             bound = min(bound, current)
+        } else {
+            bound = max(bound, current)
         }
         bound = min(max(bound, minimum), maximum)
         self.received = 0

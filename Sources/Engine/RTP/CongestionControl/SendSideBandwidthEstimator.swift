@@ -58,6 +58,6 @@ public struct SendSideBandwidthEstimator: Sendable {
             aimd.update(detector.usage, acknowledged: acknowledged.bitsPerSecond, roundTrip: roundTrip ?? .milliseconds(100),
                         now: now)
         }
-        loss.add(received: received, lost: lost, current: aimd.rate, now: now)
+        loss.add(received: received, lost: lost, current: aimd.rate, queueGrowing: detector.usage == .overusing, now: now)
     }
 }
