@@ -20,7 +20,7 @@ over three paths: (a) 500 kbit/s; (b) 1 Mbit/s with 2 % random loss; (c) the RFC
 1 → 2.5 → 0.6 → 1 Mbit/s, here with phases of 20, 10, 10 and 10 s (the RFC's 40/20/20/20 s halved, so the bench stays
 short; the reaction times it measures are seconds).
 
-Measured for the A → B direction over the measuring window (after a 10 s start on the fixed paths):
+Measured for the A → B direction over the measuring window (25 s after a 10 s start on the fixed paths):
 - utilisation: bytes A's router sent on the bottleneck (tc's own counters) over what the link could carry;
 - queue drops: packets tbf dropped because the 300 ms buffer was full, as a share of those offered (the path's random
   loss on (b) comes on top);
@@ -209,7 +209,7 @@ def run_row(row: str, path: str, binary: str, clip: str, workdir: pathlib.Path) 
                 time.sleep(10)
                 start, before = tc_counters(site), receiver.received()
                 samples = []
-                for _ in range(15):
+                for _ in range(25):
                     time.sleep(1)
                     samples.append(tc_counters(site))
                 end, after = samples[-1], receiver.received()
@@ -286,7 +286,7 @@ def main() -> int:
         print(f"network bench skipped: {missing}")
         return 0
     if not os.path.exists(args.clip):
-        print(f"network bench skipped: no clip at {args.clip} (make bench converts ../shared/bench)")
+        print(f"network bench skipped: no clip at {args.clip} (make bench converts the benchmark clips into .build/clips)")
         return 0
     results = []
     with tempfile.TemporaryDirectory(prefix="conftui-netbench-") as tmp:
