@@ -87,7 +87,7 @@ fuzz: build
 
 # Coverage-guided fuzzing with libFuzzer (Sources/ConfTUIFuzz/README.md): one binary, instrumented with ASan and
 # coverage, in its own build directory so the ordinary build is untouched; CONFTUI_FUZZ_TARGET picks the target.
-FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m
+FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m turn
 FUZZ_SCRATCH := .build/fuzz
 FUZZER_LIB = $(firstword $(wildcard $(dir $(realpath $(shell command -v swiftc)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 FUZZ_BIN = $(FUZZ_SCRATCH)/debug/conftui-fuzz
@@ -97,7 +97,7 @@ FUZZ_OPTIONS := -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stat
 # The media target keeps one connected pair across inputs, whose buffers grow and shrink, so libFuzzer would take
 # nearly every input for a leak suspect and rescan a 500 MB heap (1 exec/s): the loops below turn its per-input
 # check off (-detect_leaks=0 for media only).
-# Seconds per target in `make test` (8 targets: about two minutes after the build).
+# Seconds per target in `make test` (9 targets: about two and a half minutes after the build).
 FUZZ_QUICK_SECONDS ?= 15
 FUZZ_SECONDS ?= 600
 

@@ -11,6 +11,7 @@ enum FuzzTargets {
         ("websocket", WebSocketTarget.run),
         ("json", JSONTarget.run),
         ("y4m", Y4MTarget.run),
+        ("turn", TurnTarget.run),
     ]
 
     static var names: [String] { all.map(\.name) }

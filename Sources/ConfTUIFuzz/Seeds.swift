@@ -28,7 +28,7 @@ enum Seeds {
 
     static func all() -> [(String, [(String, [UInt8])])] {
         [("signaling", signaling()), ("stun", stun()), ("ice", ice()), ("media", media()), ("dtls", dtls()),
-         ("websocket", websocket()), ("json", json()), ("y4m", y4m())]
+         ("websocket", websocket()), ("json", json()), ("y4m", y4m()), ("turn", turn())]
     }
 
     static let peer = SocketID("0d0c0b0a-0000-4000-8000-000000000001")
@@ -129,6 +129,19 @@ enum Seeds {
     }
 
     /// The smallest Y4M the reader takes: a 2x2 4:2:0 header and one frame.
+    /// The TURN target's operations after its scripted allocation: a Data indication, ChannelData, a send that asks
+    /// for a permission, a refresh's worth of time, over UDP and over the stream framer.
+    static func turn() -> [(String, [UInt8])] {
+        var rng = SplitMixRandom(seed: 9)
+        let peer = TransportAddress("192.0.2.0:6000")!
+        guard let data = try? StunMessage(type: StunMessageType(method: .data, stunClass: .indication), transactionID: .random(using: &rng),
+                                          attributes: [.xorPeerAddress(peer), .data([1, 2, 3])]).encode(),
+              let channel = try? TurnChannelData(channel: 0x4000, payload: [4, 5, 6]).encode(padded: true) else { return [] }
+        let udp: [UInt8] = [0] + [3] + chunk([9, 9]) + [0] + chunk(data) + [1] + chunk(channel) + [255] + chunk([])
+        let stream: [UInt8] = [1] + [3] + chunk([9, 9]) + [2] + chunk(data + channel) + [5] + chunk([]) + [4] + chunk([])
+        return [("udp-ops", udp), ("stream-ops", stream)]
+    }
+
     static func y4m() -> [(String, [UInt8])] {
         [("2x2", Array("YUV4MPEG2 W2 H2 F30:1 Ip A1:1 C420jpeg\nFRAME\n".utf8) + [UInt8](repeating: 0x80, count: 6))]
     }
