@@ -15,7 +15,10 @@ public final class UdpSocket {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         // The first SIOCGSTAMPNS on a socket turns the kernel's receive timestamps on (and fails: nothing received
         // yet); from then on every datagram is stamped as it arrives, for `ageOfLastDatagram`. (SO_TIMESTAMPNS would
-        // deliver the stamps as control messages instead, and the ioctl then reports none.)
+        // deliver the stamps as control messages instead, and the ioctl then reports none.) When this is the first
+        // timestamping socket on the machine, the kernel switches stamping on from a workqueue, so a few datagrams
+        // right after may come unstamped and be dated when read: harmless for congestion control, which then sees a
+        // few late arrivals at the very start of a call.
         var primer = timespec()
         _ = ioctl(fd, 0x8907, &primer)
         var storage = SocketAddress.storage(for: address)
