@@ -7,20 +7,12 @@ import EngineTransport
 ///   (clamped to 10...200 ms) unless the acknowledged rate fell below half of ours; the acknowledged rate at a
 ///   decrease is remembered as the link capacity (a running mean and variance).
 /// - Normal: the rate grows, by 8 % a second while far from any capacity seen, and by about one packet per
-///   response time (RTT + 100 ms) near it, where the last overuse happened. Far from any capacity and after a whole
-///   second without overuse or underuse, it ramps at 50 % a second instead: the path has shown it carries more, and
-///   8 % a second would take 12 s to follow a link that grows from 1 to 2.5 Mbit/s (RFC 8867 §5.1 asks for 5 s).
-///   This is conftui's stand-in for libwebrtc's probes (bursts of padding at 2-3x the rate, which need RTX padding
-///   both ends understand): the ramp overshoots the capacity by one detection delay (about 100 ms of 50 %/s: 4 %) and the
-///   first overuse ends it. It never grows beyond 1.5 × the
+///   response time (RTT + 100 ms) near it, where the last overuse happened. It never grows beyond 1.5 × the
 ///   acknowledged rate + 10 kbit/s, so an encoder that does not use the rate cannot push the estimate up unchecked.
 /// - Underusing: hold (the queue is draining; growing now would refill it).
 struct AimdRateControl: Sendable {
     static let beta = 0.85
     static let multiplicativeIncreasePerSecond = 1.08
-    static let rampIncreasePerSecond = 1.5
-    /// Continuous normal use before the ramp starts.
-    static let rampAfter: Duration = .seconds(1)
     static let packetBits = 1200.0 * 8
     static let minimumIncreaseBps = 1000.0
 
@@ -32,8 +24,6 @@ struct AimdRateControl: Sendable {
     /// Mean and variance of the acknowledged rate at decreases, kbit/s (the variance normalised by the mean).
     private var capacityKbps: Double?
     private var capacityVariance = 0.4
-    /// Since when the detector has said `normal` without a break (nil while overusing or underusing).
-    private var normalSince: TransportTime?
 
     init(initial: Int, minimum: Int, maximum: Int) {
         self.minimum = minimum
@@ -45,15 +35,9 @@ struct AimdRateControl: Sendable {
         let elapsed = lastUpdate.map { min(max(now - $0, .zero), .seconds(1)) } ?? .zero
         lastUpdate = now
         switch usage {
-        case .overusing:
-            normalSince = nil
-            decrease(acknowledged: acknowledged, roundTrip: roundTrip, now: now)
-        case .underusing:
-            normalSince = nil
-        case .normal:
-            let since = normalSince ?? now
-            normalSince = since
-            increase(acknowledged: acknowledged, roundTrip: roundTrip, elapsed: elapsed, ramp: now - since >= Self.rampAfter)
+        case .overusing: decrease(acknowledged: acknowledged, roundTrip: roundTrip, now: now)
+        case .underusing: break
+        case .normal: increase(acknowledged: acknowledged, roundTrip: roundTrip, elapsed: elapsed)
         }
     }
 
@@ -82,7 +66,7 @@ struct AimdRateControl: Sendable {
 
     private func sigma(_ mean: Double) -> Double { (capacityVariance * mean).squareRoot() }
 
-    private mutating func increase(acknowledged: Int?, roundTrip: Duration, elapsed: Duration, ramp: Bool) {
+    private mutating func increase(acknowledged: Int?, roundTrip: Duration, elapsed: Duration) {
         let seconds = Double(elapsed.nanoseconds) / 1e9
         guard seconds > 0 else { return }
         if let ack = acknowledged, let mean = capacityKbps, Double(ack) / 1000 > mean + 3 * sigma(mean) {
@@ -94,7 +78,7 @@ struct AimdRateControl: Sendable {
             let response = Double((roundTrip + .milliseconds(100)).nanoseconds) / 1e9
             next = current + max(Self.minimumIncreaseBps, Self.packetBits / response) * seconds
         } else {
-            next = current * pow(ramp ? Self.rampIncreasePerSecond : Self.multiplicativeIncreasePerSecond, seconds)
+            next = current * pow(Self.multiplicativeIncreasePerSecond, seconds)
             next = max(next, current + Self.minimumIncreaseBps * seconds)
         }
         if let ack = acknowledged { next = min(next, max(current, 1.5 * Double(ack) + 10_000)) }
