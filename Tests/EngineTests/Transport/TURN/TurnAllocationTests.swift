@@ -32,7 +32,7 @@ import Testing
 
     @Test func theLongTermKeyIsMD5OfUsernameRealmPassword() {
         // RFC 8489 §9.2.2: key = MD5(username ":" realm ":" password); the digest below was computed outside
-        // conftui (Python's hashlib.md5(b"alice:conftui.test:secret")). RFC 5769's long-term vector is checked in
+        // conftui (the MD5 digest of "alice:conftui.test:secret", by Python's hashlib). RFC 5769's long-term vector is checked in
         // StunVectorTests.
         #expect(TurnTestServer().key == hexBytes("48 63 ef 22 c4 fd 43 32 53 48 da 9f f1 d6 7b eb"))
     }
