@@ -72,23 +72,23 @@ final class PeerRelay {
             switch stream.read() {
             case .nothing:
                 if revents & Int16(POLLERR | POLLHUP) != 0, let error = stream.pendingError() {
-                    return events + fail("TCP connection to \(server.address): \(error)", now: now)
+                    return events + fail("TCP connection to \(server.address): \(error)")
                 }
                 return events
             case .closed(let reason):
-                return events + fail("TCP connection to \(server.address): \(reason)", now: now)
+                return events + fail("TCP connection to \(server.address): \(reason)")
             case .bytes(let bytes):
                 do {
                     for message in try framer.push(bytes) { events += handle(.received(message), now: now) }
                 } catch {
-                    return events + fail("\(error)", now: now)
+                    return events + fail("\(error)")
                 }
             }
         }
         return events
     }
 
-    private func fail(_ reason: String, now: TransportTime) -> [TurnEvent] {
+    private func fail(_ reason: String) -> [TurnEvent] {
         deadline = nil
         brokenReason = reason
         return [.failed(reason: reason)]

@@ -18,6 +18,8 @@ public final class TcpStream {
     public static let maxQueuedBytes = 256 * 1024
     private var queued: [UInt8] = []
     private var sentOfQueue = 0
+    /// Kept between reads: media over TCP means a read per packet, which should not allocate and zero 64 KB each.
+    private var readBuffer = [UInt8](repeating: 0, count: 65536)
 
     /// Starts connecting; the connection is usable at once (writes queue until it is up).
     public init(connectTo remote: TransportAddress) throws(EngineError) {
@@ -74,9 +76,8 @@ public final class TcpStream {
 
     /// Reads what is available (up to 64 KB).
     public func read() -> ReadResult {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n > 0 { return .bytes(Array(buffer.prefix(n))) }
+        let n = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { return .bytes(Array(readBuffer.prefix(n))) }
         if n == 0 { return .closed(reason: "the server closed the connection") }
         let code = errno
         if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return .nothing }

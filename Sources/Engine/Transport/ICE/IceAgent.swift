@@ -53,6 +53,9 @@ public final class IceAgent {
     /// pair index it checked last (they take turns).
     private var nextBetterPairCheck: TransportTime?
     private var lastBetterPairChecked = -1
+    /// Whether some pair outranks the selected one, cached for `deadline` (which runs per packet): nil after the pairs,
+    /// their priorities or the selection changed, computed again on the next ask.
+    private var selectionOutrankedCache: Bool?
     /// Trickle ICE (RFC 8838): until the peer says it is done, a fully failed checklist may still be rescued.
     private var remoteGatheringComplete = false
     private var rng: IceRandom
@@ -169,6 +172,7 @@ public final class IceAgent {
                 remotes[existing] = candidate
                 for i in pairs.indices where pairs[i].remote == existing {
                     pairs[i].priority = pairPriority(local: pairs[i].local, remote: existing)
+                    selectionOutrankedCache = nil
                 }
             }
             return existing
@@ -196,6 +200,7 @@ public final class IceAgent {
         guard remoteAddress.ip.isLoopback == locals[l].base.ip.isLoopback || remotes[r].kind == .prflx else { return nil }
         let key = Self.pairKey(local: l, remote: r)
         if let existing = pairByEnds[key] { return existing }
+        selectionOutrankedCache = nil
         var pair = CandidatePair(local: l, remote: r,
                                  foundation: locals[l].candidate.foundation + ":" + remotes[r].foundation,
                                  priority: pairPriority(local: l, remote: r))
@@ -239,6 +244,7 @@ public final class IceAgent {
         role = newRole
         // §7.3.1.1: "the agent MUST ... recompute the pair priorities".
         for i in pairs.indices { pairs[i].priority = pairPriority(local: pairs[i].local, remote: pairs[i].remote) }
+        selectionOutrankedCache = nil
         out.events.append(.roleChanged(newRole))
     }
 
@@ -404,6 +410,7 @@ public final class IceAgent {
             if role == .controlling && pairs[current].priority >= pairs[p].priority { return }
         }
         selectedPair = p
+        selectionOutrankedCache = nil
         nextBetterPairCheck = now + config.betterPairRecheckInterval
         let pair = pairs[p]
         let chosen = SelectedPair(local: locals[pair.local].candidate, localBase: locals[pair.local].base,
@@ -458,6 +465,14 @@ public final class IceAgent {
             sendTriggeredCheck(now: now)
             seekBetterPair(now: now)
         }
+    }
+
+    private func selectionIsOutranked() -> Bool {
+        if let known = selectionOutrankedCache { return known }
+        guard let current = selectedPair else { return false }
+        let outranked = pairs.contains { $0.priority > pairs[current].priority }
+        selectionOutrankedCache = outranked
+        return outranked
     }
 
     /// The pairs that outrank the selected one (indexes), for the controlling agent after a selection.
@@ -638,8 +653,7 @@ public final class IceAgent {
         if selectedPair != nil, state == .connected || state == .disconnected, !triggered.isEmpty {
             candidates.append(max(now, nextPacedCheck ?? now))
         }
-        if state == .connected, role == .controlling, let next = nextBetterPairCheck, let current = selectedPair,
-           pairs.contains(where: { $0.priority > pairs[current].priority }) {
+        if state == .connected, role == .controlling, let next = nextBetterPairCheck, selectionIsOutranked() {
             candidates.append(max(now, next))
         }
         if selectedPair != nil, state == .connected || state == .disconnected, let last = lastConsentResponse {
