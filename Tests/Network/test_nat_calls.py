@@ -55,6 +55,23 @@ def bot_in(evidence, site, serve, coturn, room, name, tone, workdir, duration=40
     return bot
 
 
+def chromium_decodes(page, bot, frames: int, timeout: float, what: str) -> dict:
+    """Waits until the page is connected to the bot and has decoded `frames` of its video; the page's view of it."""
+    (state,) = wait_until([page], lambda s: bot.socket_id in s[0]["peers"]
+                          and s[0]["peers"][bot.socket_id]["connectionState"] == "connected"
+                          and s[0]["peers"][bot.socket_id]["framesDecoded"] >= frames, timeout, what)
+    return state["peers"][bot.socket_id]
+
+
+def bot_report_of_one_peer(bot, frames: int) -> dict:
+    """Stops the bot (after 3 s more of call) and returns its one peer, which decoded at least `frames`."""
+    time.sleep(3)
+    report = bot.stop()
+    (page_id, peer), = report["peers"].items()
+    assert peer["video"]["framesDecoded"] >= frames, peer["video"]
+    return peer
+
+
 def test_a_bot_behind_a_nat_and_chromium_in_public_connect_through_its_reflexive_address(tmp_path):
     with emulated_internet() as net, evidence_on_failure() as evidence:
         site = net.add_site("restricted")
@@ -65,19 +82,12 @@ def test_a_bot_behind_a_nat_and_chromium_in_public_connect_through_its_reflexive
             evidence.add(chromium, close=chromium.close)
             page = chromium.new_page(f"{serve.http_url}#nat", "public", PAGE_READY)
             evidence.add(PagesEvidence([page]))
-            (state,) = wait_until([page], lambda s: bot.socket_id in s[0]["peers"]
-                                  and s[0]["peers"][bot.socket_id]["connectionState"] == "connected"
-                                  and s[0]["peers"][bot.socket_id]["framesDecoded"] >= 20, 25.0,
-                                  "Chromium decodes the NATed bot's video")
-            seen = state["peers"][bot.socket_id]
+            seen = chromium_decodes(page, bot, 20, 25.0, "Chromium decodes the NATed bot's video")
             remote = seen["selectedPair"].split(" -> ")[1]
             assert remote.startswith(site.wan_address + ":"), (
                 f"Chromium reaches the bot at its router's public address {site.wan_address}: {seen['selectedPair']}")
             assert seen["selectedPairTypes"].split("/")[1] in ("srflx", "prflx"), seen["selectedPairTypes"]
-            time.sleep(3)
-            report = bot.stop()
-            (page_id, peer), = report["peers"].items()
-            assert peer["video"]["framesDecoded"] >= 20, peer["video"]
+            peer = bot_report_of_one_peer(bot, 20)
             assert "connected" in [c["state"] for c in peer["timeline"]], peer["timeline"]
             log = bot.log_path.read_text(errors="replace")
             assert f"server-reflexive candidate candidate:" in log and f" {site.wan_address} " in log, \
@@ -101,16 +111,9 @@ def test_chromium_and_a_bot_behind_symmetric_nats_meet_through_coturn(tmp_path):
             query = urllib.parse.urlencode({"turn": uri, "turn-user": user, "turn-password": password, "relay-only": "1"})
             page = chromium.new_page(f"{serve.http_url}?{query}#relay", "behind a NAT", PAGE_READY)
             evidence.add(PagesEvidence([page]))
-            (state,) = wait_until([page], lambda s: bot.socket_id in s[0]["peers"]
-                                  and s[0]["peers"][bot.socket_id]["connectionState"] == "connected"
-                                  and s[0]["peers"][bot.socket_id]["framesDecoded"] >= 30, 30.0,
-                                  "Chromium decodes the bot's video through the relay")
-            seen = state["peers"][bot.socket_id]
+            seen = chromium_decodes(page, bot, 30, 30.0, "Chromium decodes the bot's video through the relay")
             assert seen["selectedPairTypes"].split("/")[0] == "relay", seen["selectedPairTypes"]
-            time.sleep(3)
-            report = bot.stop()
-            (page_id, peer), = report["peers"].items()
-            assert peer["video"]["framesDecoded"] >= 30, peer["video"]
+            peer = bot_report_of_one_peer(bot, 30)
             assert f"{PUBLIC_ADDRESS}:" in peer["transport"]["selectedPair"], peer["transport"]
             print(f"Chromium pair {seen['selectedPair']} ({seen['selectedPairTypes']}); bot pair "
                   f"{peer['transport']['selectedPair']}; bot decoded {peer['video']['framesDecoded']} frames")

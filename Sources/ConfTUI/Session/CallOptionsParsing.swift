@@ -9,6 +9,7 @@ enum CallOptionsParsing {
     ] + turnSpecs + [
         SharedOptions.hostCandidates("127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
         .value("camera", "SRC", "video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (c cycles through them)"),
+        .value("size", "WxH", "picture size sent, \(pictureWidths.lowerBound)x\(pictureHeights.lowerBound) to \(pictureWidths.upperBound)x\(pictureHeights.upperBound), even numbers; the camera or file is scaled to it (default: 320x240)"),
         .value("max-video-kbps", "N", "most video bit rate per encoding, 30 to 2500 kbit/s; congestion control sends less when the path carries less (default: 300)"),
         SharedOptions.log("append log lines here"),
         .flag("no-reconnect", "end when the signaling connection drops instead of reconnecting with backoff"),
@@ -37,6 +38,23 @@ enum CallOptionsParsing {
         return try IceServerURI.turn(uri, credentials: TurnCredentials(username: user, password: password))
     }
 
+    static let pictureWidths = 64...1280
+    static let pictureHeights = 48...720
+
+    /// `--size WxH`: the encoded picture's size; nil without the option.
+    static func pictureSize(_ args: ParsedArguments) throws -> (width: Int, height: Int)? {
+        guard let text = args.value("size") else { return nil }
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              pictureWidths.contains(width), pictureHeights.contains(height) else {
+            throw UsageError("--size takes WIDTHxHEIGHT from \(pictureWidths.lowerBound)x\(pictureHeights.lowerBound) to "
+                             + "\(pictureWidths.upperBound)x\(pictureHeights.upperBound), e.g. 640x480, not '\(text)'")
+        }
+        // I420 halves both dimensions for its colour planes: VP8 takes even sizes only.
+        guard width % 2 == 0, height % 2 == 0 else { throw UsageError("--size needs even numbers, not '\(text)'") }
+        return (width, height)
+    }
+
     /// The test card colour of a participant: the sum of the name's code points (the interop tests compute the same).
     static func participantNumber(_ name: String) -> UInt8 {
         UInt8(truncatingIfNeeded: name.unicodeScalars.reduce(0) { $0 &+ Int($1.value) })
@@ -48,6 +66,7 @@ enum CallOptionsParsing {
         options.stunServer = try args.value("stun").map(IceServerURI.stun)
         options.turnServer = try turnServer(args)
         options.media.camera = args.value("camera") ?? defaultCamera
+        if let size = try pictureSize(args) { (options.media.width, options.media.height) = size }
         options.media.videoBitrateKbps = try args.int("max-video-kbps", default: options.media.videoBitrateKbps, range: 30...2500)
         options.media.participant = participantNumber(name)
         options.media.displayName = name.isEmpty ? nil : name

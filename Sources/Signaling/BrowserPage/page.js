@@ -11,7 +11,8 @@
  * offline between peers that can reach each other directly. ?turn=URI (repeatable, URL-encoded, e.g.
  * turn%3A203.0.113.5%3A3478%3Ftransport%3Dtcp) with ?turn-user=U&turn-password=P adds TURN servers, the same
  * ones `conftui join --turn` takes; ?relay-only=1 makes the page use relayed candidates only (iceTransportPolicy
- * "relay"), to try a TURN server out. ?name=Ada is the display name others see: it is
+ * "relay"), to try a TURN server out. ?size=640x480 asks the camera for that picture size (default 320x240, the
+ * size `conftui join` sends unless its --size says otherwise; at most 1280x720). ?name=Ada is the display name others see: it is
  * sent in `__join` as {room, name} (conftui's extension; the original server drops it), and remote names
  * arrive in `_peers.names` ({<socketId>: name}) and `_new_peer.name`. A peer without a name is shown by the
  * first 8 characters of its socketId, which is all there is against the original server.
@@ -140,13 +141,23 @@ function signalingURL() {
 // ---------------------------------------------------------------------------------------------------------
 // Local media: the camera and microphone, or a synthetic picture and tone when there are none.
 
+/** The camera size to ask for: ?size=WxH within 64x48..1280x720, else 320x240. */
+function cameraSize() {
+  const match = /^(\d{2,4})x(\d{2,4})$/i.exec(params.get("size") || "");
+  const width = match ? Number(match[1]) : 0;
+  const height = match ? Number(match[2]) : 0;
+  if (width >= 64 && width <= 1280 && height >= 48 && height <= 720) return { width, height };
+  if (params.get("size")) log("ignoring ?size=" + params.get("size") + ": WIDTHxHEIGHT from 64x48 to 1280x720");
+  return { width: 320, height: 240 };
+}
+
 async function openMedia() {
   let camera = null;
   let microphone = null;
   let reason = "";
   const devices = navigator.mediaDevices;
   if (devices && devices.getUserMedia) {
-    const video = { width: 320, height: 240 };
+    const video = cameraSize();
     try {
       const stream = await devices.getUserMedia({ video, audio: true });
       camera = stream.getVideoTracks()[0] || null;
