@@ -162,3 +162,36 @@ private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds
         #expect(jb.nextDeadline().map { $0 > deadline } ?? true)
     }
 }
+
+@Test func numbersBetweenConsecutivePicturesAreSteppedOverAtOnce() {
+    // A sender probing with padding-only packets puts sequence numbers between two frames that never enter the
+    // buffer (VideoReceiveStream keeps them out), arrived or lost: the next picture ID shows the gap held no frame.
+    var f = FrameFactory()
+    var jb = VideoJitterBuffer()
+    let key = f.frame(keyframe: true, parts: 2)
+    f.seq += 7   // seven padding-only packets
+    let d1 = f.frame(keyframe: false, parts: 2)
+    for (seq, p) in key { jb.insert(p, sequence: seq, now: at(0)) }
+    #expect(jb.poll(now: at(0)).frames.count == 1)
+    for (seq, p) in d1 { jb.insert(p, sequence: seq, now: at(70)) }
+    let out = jb.poll(now: at(70))
+    #expect(out.frames.map(\.firstSequence.rawValue) == [1_009], "handed out at once, without waiting for the hold")
+    #expect(out.events.isEmpty && !jb.waitingForKeyframe)
+}
+
+@Test func aWholeFrameLostInAGapIsNotSteppedOver() {
+    // The picture ID is what tells padding from a lost frame: here the gap held frame d1, so d2 (two pictures on)
+    // waits for the hold and is then dropped, and decoding waits for a keyframe.
+    var f = FrameFactory()
+    var jb = VideoJitterBuffer()
+    let key = f.frame(keyframe: true, parts: 1)
+    f.seq += 2
+    _ = f.frame(keyframe: false, parts: 2)   // d1, lost entirely
+    let d2 = f.frame(keyframe: false, parts: 1)
+    for (seq, p) in key { jb.insert(p, sequence: seq, now: at(0)) }
+    #expect(jb.poll(now: at(0)).frames.count == 1)
+    for (seq, p) in d2 { jb.insert(p, sequence: seq, now: at(10)) }
+    #expect(jb.poll(now: at(10)).frames.isEmpty)
+    let later = jb.poll(now: at(200))
+    #expect(later.frames.isEmpty && later.events.contains(.keyframeNeeded) && jb.waitingForKeyframe)
+}

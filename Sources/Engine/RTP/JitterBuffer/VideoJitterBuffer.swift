@@ -8,7 +8,9 @@ import EngineTransport
 /// 1. While it waits for a keyframe (at start, after a drop, after a decode failure) it looks for
 ///    the earliest complete keyframe; everything older is discarded. It reports `keyframeNeeded`
 ///    so the receiver can send PLI (RFC 4585 §6.3.1).
-/// 2. Otherwise the next frame must begin right after the last one handed out. If it is complete
+/// 2. Otherwise the next frame must begin right after the last one handed out, or else be the next picture: its VP8
+///    picture ID follows the last one handed out (RFC 7741 §4.2), so the numbers between them held no frame (they
+///    were padding-only packets, RFC 3550 §5.1, which never enter the buffer, or such packets lost on the way). If it is complete
 ///    it is handed out. If it is not, the buffer holds it for `holdTime` (measured from the first
 ///    packet that arrived after the gap), during which NACK retransmissions can fill the hole.
 ///    When the hold runs out, the NACK generator gives up on a missing packet, or the buffer
@@ -58,12 +60,18 @@ public struct VideoJitterBuffer: Sendable {
         var arrival: TransportTime
         var startsFrame: Bool
         var isKeyframeStart: Bool
+        /// The frame's VP8 picture ID (on a frame's first packet; nil when the sender sends none), and its wrap
+        /// (15 or 7 bits).
+        var pictureId: UInt16?
+        var pictureIdMask: UInt16 = 0x7FFF
     }
 
     public var configuration: Configuration
     private var packets: [UInt64: Entry] = [:]
     /// Last sequence number of the last frame handed out (or of the keyframe we resumed at).
     private var lastHandedOut: UInt64?
+    /// The picture ID of the last frame handed out and its wrap (nil: unknown, or the sender sends none).
+    private var lastPictureId: (id: UInt16, mask: UInt16)?
     public private(set) var waitingForKeyframe = true
     static let restartLateRun = 50
     private var lateRun = 0
@@ -111,7 +119,9 @@ public struct VideoJitterBuffer: Sendable {
         let parsed = try? VP8PayloadDescriptor.parse(packet.payload)
         let starts = parsed?.0.startsFrame ?? false
         packets[seq] = Entry(packet: packet, arrival: now, startsFrame: starts,
-                             isKeyframeStart: starts && VP8PayloadDescriptor.isKeyframe(payload: packet.payload))
+                             isKeyframeStart: starts && VP8PayloadDescriptor.isKeyframe(payload: packet.payload),
+                             pictureId: starts ? parsed?.0.pictureId : nil,
+                             pictureIdMask: parsed?.0.pictureIdIs15Bit == false ? 0x7F : 0x7FFF)
         return .inserted
     }
 
@@ -130,7 +140,7 @@ public struct VideoJitterBuffer: Sendable {
         var announcedKeyframeNeed = false
         while true {
             if !waitingForKeyframe, let last = lastHandedOut {
-                let cursor = last + 1
+                let cursor = nextPictureStart(after: last) ?? last + 1
                 switch scan(from: cursor) {
                 case .complete(let end):
                     if let f = handOut(from: cursor, to: end, now: now) { frames.append(f); continue }
@@ -187,6 +197,15 @@ public struct VideoJitterBuffer: Sendable {
         return .incomplete
     }
 
+    /// The first packet of the picture after the last one handed out when it lies beyond a gap of sequence numbers:
+    /// picture IDs are consecutive (15 bits, wrapping), so the gap held no frame. Nil when the next number is there,
+    /// or there is no such picture (yet).
+    private func nextPictureStart(after last: UInt64) -> UInt64? {
+        guard packets[last + 1] == nil, let (id, mask) = lastPictureId else { return nil }
+        let wanted = (id &+ 1) & mask
+        return packets.lazy.filter { $0.key > last && $0.value.startsFrame && $0.value.pictureId == wanted }.map(\.key).min()
+    }
+
     /// True when a packet the NACK generator gave up on lies in the frame starting at `cursor`
     /// (up to the next buffered frame start); a loss in a later frame is that frame's problem.
     private func gaveUpWithinFrame(at cursor: UInt64) -> Bool {
@@ -208,6 +227,7 @@ public struct VideoJitterBuffer: Sendable {
         for key in packets.keys where key <= end { packets.removeValue(forKey: key) }
         gaveUp = gaveUp.filter { $0 > end }
         lastHandedOut = end
+        lastPictureId = entries.first.flatMap { e in e.pictureId.map { ($0, e.pictureIdMask) } }
         guard let assembled = try? VP8Depacketizer.assemble(entries.map(\.packet)) else { return nil }
         let first = entries.map(\.arrival).min() ?? now
         let frame = Frame(data: assembled.data, isKeyframe: assembled.isKeyframe, rtpTimestamp: assembled.rtpTimestamp,

@@ -47,6 +47,8 @@ public struct VideoReceiveStream: Sendable {
     private var reports: ReportScheduler
     private var frameRate = RateWindow()
     private var receivedAny = false
+    /// Padding-only packets taken (probes of the sender's estimator).
+    public private(set) var paddingPacketsReceived = 0
     /// Sequence numbers for the buffer and NACK (retransmissions arrive as the original packets).
     private var unwrapper = SequenceUnwrapper()
     /// RTT used to pace NACK retries and size the hold; the session copies it from the send
@@ -76,10 +78,15 @@ public struct VideoReceiveStream: Sendable {
         statistics.record(packet, size: size, now: now)
         receivedAny = true
         let seq = unwrapper.unwrap(packet.sequenceNumber)
+        // A padding-only packet (RFC 3550 §5.1: a sender probing the path for more rate) takes a sequence number
+        // between frames and carries no part of one: it is received (not NACKed) but never enters the buffer, which
+        // steps over such numbers by picture ID. Nor is it a frame's tail to watch for.
+        let paddingOnly = packet.payload.isEmpty
         if configuration.nack {
             if !nack.received(seq, now: now) { buffer.requireKeyframe() }
-            tailLoss.received(seq, marker: packet.marker, timestamp: packet.timestamp, now: now)
+            if !paddingOnly { tailLoss.received(seq, marker: packet.marker, timestamp: packet.timestamp, now: now) }
         }
+        if paddingOnly { paddingPacketsReceived += 1; return }
         buffer.insert(packet, sequence: seq, now: now)
     }
 
