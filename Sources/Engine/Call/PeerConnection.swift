@@ -60,6 +60,8 @@ public final class PeerConnection {
     /// The send-side estimate (docs/congestion-control.md), when the peer sends transport feedback for what we send;
     /// otherwise the video stream's loss and REMB controller sets our rate.
     private var sendEstimator: SendSideBandwidthEstimator?
+    /// The estimator's probe being sent: bytes and packets so far (everything stamped meanwhile belongs to it).
+    private var probe: (cluster: ProbeCluster, bytes: Int, packets: Int)?
     /// When the datagram being handled arrived (the kernel's time when the driver passes it).
     private var arrival = TransportTime.zero
     private var sentKeyframe = false
@@ -110,7 +112,7 @@ public final class PeerConnection {
         }
         service(now: now)
         out.deadline = state == .closed ? nil
-            : [transportDeadline, maintenanceAt, audioPullAt, videoReceive?.nextDeadline()].compactMap { $0 }.min()
+            : [transportDeadline, maintenanceAt, audioPullAt, videoReceive?.nextDeadline(), probeDeadline].compactMap { $0 }.min()
         defer { out = Output() }
         return out
     }
@@ -307,6 +309,9 @@ public final class PeerConnection {
             var c = VideoSendStream.Configuration(ssrc: configuration.videoSSRC, payloadType: video.payloadType, cname: configuration.cname)
             c.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
             c.headerExtensions = sendExtensions(video)
+            // The stream's own ceiling is the estimator's: what video may use is the encoder's business
+            // (`--max-video-kbps`, the encoding plan), not a second, lower cap here.
+            c.bitrate = TargetBitrateController(maximum: Self.maximumSendBitrate)
             videoSend = VideoSendStream(configuration: c)
         }
         if let audio, audio.send {
@@ -431,6 +436,9 @@ public final class PeerConnection {
             let sequence = sendEstimator!.stamp(size: packet.count, now: now)
             _ = TransportWideSequenceNumber.stamp(sequence, id: id, in: &packet)
         }
+        // Whatever leaves during a probe is part of it (an unstamped packet is never reported, so such a probe
+        // measures nothing, but it still ends).
+        if probe != nil { probe!.bytes += packet.count; probe!.packets += 1 }
         feedTransport(.command(.sendRTP(packet)), now: now)
     }
 
@@ -520,6 +528,7 @@ public final class PeerConnection {
             }
         }
         if let due = videoReceive?.nextDeadline(), due <= now { pollVideo(now: now) }
+        sendProbe(now: now)
         if var pullAt = audioPullAt, audioReceive != nil {
             // After a stall (a busy machine), do not play a burst of catch-up slots: resume from now.
             if now - pullAt > .milliseconds(200) { pullAt = now }
@@ -529,6 +538,28 @@ public final class PeerConnection {
             }
             audioPullAt = pullAt
         }
+    }
+
+    /// Sends what the estimator's probe has due: padding-only video packets paced at the probe's rate
+    /// (docs/congestion-control.md §5). Probes go once video flows, and only where the peer sends transport feedback.
+    private func sendProbe(now: TransportTime) {
+        guard sendEstimator != nil, videoSend != nil, sentKeyframe else { return }
+        if probe == nil, let cluster = sendEstimator!.probe(now: now) { probe = (cluster, 0, 0) }
+        guard let cluster = probe?.cluster else { return }
+        while probe!.bytes < cluster.bytesDue(now: now),
+              let padding = videoSend!.paddingPacket(padding: ProbeCluster.paddingBytes, now: now) {
+            sendRTP(padding, now: now)
+        }
+        guard probe!.bytes >= cluster.bytes || probe!.bytes < cluster.bytesDue(now: now) else { return }
+        sendEstimator!.probeSent(packets: probe!.packets)
+        probe = nil
+    }
+
+    /// The probe's next packet, or the estimator's next probe once video flows.
+    private var probeDeadline: TransportTime? {
+        guard state != .closed, transport?.isSecure == true else { return nil }
+        if let p = probe { return p.cluster.dueAt(sent: p.bytes) }
+        return sentKeyframe ? sendEstimator?.nextProbeAt : nil
     }
 
     /// Send-side estimate bounds (bits per second, everything on the transport). The start is libwebrtc's; the top
@@ -584,6 +615,9 @@ public final class PeerConnection {
         s.transportFeedbackReceived = sendEstimator?.feedbackReceived ?? 0
         s.sendEstimateBitrate = sendEstimator?.target
         s.sendEstimateUsage = sendEstimator?.usage.rawValue
+        s.probesSent = sendEstimator?.probesSent ?? 0
+        s.probesRaisingEstimate = sendEstimator?.probesRaisingTarget ?? 0
+        s.paddingPacketsReceived = videoReceive?.paddingPacketsReceived ?? 0
         s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
         if videoSend != nil {
             let v = videoSend!.snapshot(now: now)

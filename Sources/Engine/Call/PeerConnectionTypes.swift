@@ -141,6 +141,11 @@ extension PeerConnection {
         public var transportFeedbackReceived = 0
         public var sendEstimateBitrate: Int?
         public var sendEstimateUsage: String?
+        /// Probes of the send-side estimate sent (padding paced above the estimate), and how many raised it.
+        public var probesSent = 0
+        public var probesRaisingEstimate = 0
+        /// Padding-only video packets received from the peer (its probes).
+        public var paddingPacketsReceived = 0
         public var keyframeRequestsReceived = 0
         public var srtpRejected = 0
         /// DTLS/SRTP datagrams dropped for coming from a 5-tuple ICE has not validated, or not the selected one.

@@ -27,6 +27,10 @@ private struct CallSimulation {
     var delivered: [(at: TransportTime, queueMs: Double, bytes: Int)] = []
     /// (time, target) once per frame.
     var targets: [(at: TransportTime, bps: Int)] = []
+    /// Whether the sender sends the probes the estimator asks for (padding paced at the probe's rate).
+    var probing = true
+    /// The probe being sent: bytes and packets so far (media sent meanwhile counts, as in `PeerConnection`).
+    var probe: (cluster: ProbeCluster, bytes: Int, packets: Int)?
 
     init(capacity: Int, seed: UInt64) {
         link = EmulatedLink(LinkConditions(delay: Self.oneWay, bitsPerSecond: capacity, maxQueueDelay: .milliseconds(300)),
@@ -50,8 +54,15 @@ private struct CallSimulation {
                 while frameBytes > 0 {
                     let size = min(frameBytes, 1200)
                     frameBytes -= size
-                    let sequence = estimator.stamp(size: size, now: now)
-                    link.send(SimulatedPacket(sequence: sequence, sentAt: now, byteCount: size), now: now)
+                    send(size: size)
+                }
+            }
+            if probing, probe == nil, let cluster = estimator.probe(now: now) { probe = (cluster, 0, 0) }
+            if let cluster = probe?.cluster {
+                while probe!.bytes < cluster.bytesDue(now: now) { send(size: ProbeCluster.paddingBytes + 40) }
+                if probe!.bytes >= cluster.bytes {
+                    estimator.probeSent(packets: probe!.packets)
+                    probe = nil
                 }
             }
             for p in link.deliver(now: now) {
@@ -67,6 +78,12 @@ private struct CallSimulation {
                 estimator.onFeedback(first.feedback, roundTrip: .milliseconds(40), now: now)
             }
         }
+    }
+
+    mutating func send(size: Int) {
+        let sequence = estimator.stamp(size: size, now: now)
+        link.send(SimulatedPacket(sequence: sequence, sentAt: now, byteCount: size), now: now)
+        if probe != nil { probe!.bytes += size; probe!.packets += 1 }
     }
 
     func seconds(_ s: Double) -> TransportTime { TransportTime(nanoseconds: 1_000_000_000 + Int64(s * 1e9)) }
@@ -141,11 +158,56 @@ func randomLossIsNotTakenForCongestion(loss: Double) {
     #expect(sim.target(at: 40) >= 2_000_000, "\(sim.summary)")
 }
 
+@Test func aWiderPathIsFoundWithinFiveSeconds() {
+    // RFC 8867 §5.1's schedule asks for each new capacity within 5 s; growth alone (8 %/s) takes 12 s for 2.5×.
+    var sim = CallSimulation(capacity: 1_000_000, seed: 6)
+    sim.run(until: sim.seconds(20))
+    sim.capacity = 2_500_000
+    sim.run(until: sim.seconds(25))
+    #expect(Double(sim.target(at: 25)) >= 2_500_000 * 0.85, "\(sim.summary)")
+    sim.capacity = 600_000
+    sim.run(until: sim.seconds(35))
+    sim.capacity = 1_000_000
+    sim.run(until: sim.seconds(40))
+    #expect(Double(sim.target(at: 40)) >= 1_000_000 * 0.85, "\(sim.summary)")
+    #expect(sim.queueDelay(from: 37, to: 40, percentile: 0.95) <= 150, "\(sim.summary)")
+}
+
+@Test func withoutProbesTheSameWideningTakesLonger() {
+    // The same path and seed with the sender ignoring the probes: what the test above owes to them.
+    var sim = CallSimulation(capacity: 1_000_000, seed: 6)
+    sim.probing = false
+    sim.run(until: sim.seconds(20))
+    sim.capacity = 2_500_000
+    sim.run(until: sim.seconds(25))
+    #expect(Double(sim.target(at: 25)) < 2_500_000 * 0.85, "\(sim.summary)")
+}
+
+@Test func theStartProbeFindsThePathInSeconds() {
+    var sim = CallSimulation(capacity: 2_000_000, seed: 7)
+    sim.run(until: sim.seconds(3))
+    #expect(Double(sim.target(at: 3)) >= 2_000_000 * 0.7, "\(sim.summary)")
+    #expect(sim.estimator.probesRaisingTarget >= 1)
+}
+
+@Test func probingAFullLinkKeepsItsQueueShort() {
+    var sim = CallSimulation(capacity: 500_000, seed: 8)
+    sim.run(until: sim.seconds(30))
+    #expect(sim.estimator.probesSent >= 8, "a probe every 2 s or so")
+    #expect(sim.queueDelay(from: 10, to: 30, percentile: 0.95) <= 100, "\(sim.summary)")
+    #expect(sim.throughput(from: 10, to: 30) / 500_000 >= 0.8, "\(sim.summary)")
+}
+
 @Test func forgedFeedbackNeitherTrapsNorGrowsState() {
     var estimator = SendSideBandwidthEstimator()
     var rng = SplitMixRandom(seed: 5)
     var now = TransportTime(nanoseconds: 0)
     for _ in 0..<200 { _ = estimator.stamp(size: 1000, now: now); now = now + .milliseconds(1) }
+    // Some of those packets in a probe, so forged statuses reach the probe meter too.
+    if estimator.probe(now: now) != nil {
+        for _ in 0..<20 { _ = estimator.stamp(size: 295, now: now); now = now + .milliseconds(1) }
+        estimator.probeSent(packets: 20)
+    }
     for _ in 0..<5000 {
         let statuses: [TransportFeedback.PacketStatus] = (0..<Int(rng.next() % 300)).map { _ in
             rng.next() % 3 == 0 ? .notReceived : .received(deltaTicks: Int16(truncatingIfNeeded: rng.next()))

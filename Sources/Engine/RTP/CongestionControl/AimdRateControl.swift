@@ -53,6 +53,14 @@ struct AimdRateControl: Sendable {
         if let ack = acknowledged { learnCapacity(kbps: Double(ack) / 1000) }
     }
 
+    /// A probe measured `bps` through the path: the rate starts from there, and the capacity learnt at earlier
+    /// decreases no longer holds (the path just carried more).
+    mutating func raise(to bps: Int) {
+        guard bps > rate else { return }
+        rate = min(max(bps, minimum), maximum)
+        capacityKbps = nil
+    }
+
     private mutating func learnCapacity(kbps: Double) {
         guard let mean = capacityKbps else { capacityKbps = kbps; return }
         // A sample far off the mean is a new capacity: start over from it.

@@ -25,6 +25,12 @@ struct LossBasedBound: Sendable {
         bound = maximum
     }
 
+    /// A probe raised the delay-based rate: unless loss is high, the bound is no lower than it.
+    mutating func raise(to rate: Int) {
+        guard lastLoss <= 0.10 else { return }
+        bound = min(max(bound, rate), maximum)
+    }
+
     mutating func add(received: Int, lost: Int, current: Int, queueGrowing: Bool, now: TransportTime) {
         self.received += received
         self.lost += lost

@@ -16,6 +16,12 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var aimd: AimdRateControl
     private var acknowledged = AcknowledgedBitrate()
     private var loss: LossBasedBound
+    private var probes = ProbeController()
+    private var probeMeter = ProbeRateMeter()
+    /// The probe being sent (between `probe(now:)` and `probeSent`), whose packets are stamped with its id.
+    public private(set) var activeProbe: ProbeCluster?
+    /// Probes whose result raised the estimate (for statistics and tests).
+    public private(set) var probesRaisingTarget = 0
     /// Feedback messages taken (for statistics and tests).
     public private(set) var feedbackReceived = 0
 
@@ -34,8 +40,35 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// Packet loss over the loss rule's last stretch, 0...1.
     public var reportedLoss: Double { loss.lastLoss }
 
-    /// The sequence number to stamp on a packet of `size` bytes leaving now.
-    public mutating func stamp(size: Int, now: TransportTime) -> UInt16 { log.stamp(size: size, now: now) }
+    /// Probes sent so far.
+    public var probesSent: Int { probes.probesSent }
+
+    /// The sequence number to stamp on a packet of `size` bytes leaving now. Every packet is part of the active
+    /// probe while there is one: media sent meanwhile crosses the same bottleneck.
+    public mutating func stamp(size: Int, now: TransportTime) -> UInt16 {
+        probes.mediaStarted(now: now)
+        return log.stamp(size: size, now: now, probe: activeProbe?.id)
+    }
+
+    /// A probe to start now (the caller paces padding by `ProbeCluster.bytesDue` and calls `probeSent` when its
+    /// bytes are out), or nil; at most one at a time.
+    public mutating func probe(now: TransportTime) -> ProbeCluster? {
+        guard activeProbe == nil,
+              let cluster = probes.poll(target: target, maximum: maximum, usage: detector.usage, now: now) else { return nil }
+        activeProbe = cluster
+        probeMeter.started(id: cluster.id, now: now)
+        return cluster
+    }
+
+    /// The active probe is out: `packets` were stamped while it ran.
+    public mutating func probeSent(packets: Int) {
+        guard let cluster = activeProbe else { return }
+        probeMeter.sent(id: cluster.id, packets: packets)
+        activeProbe = nil
+    }
+
+    /// When `probe(now:)` may next return one (nil: not before feedback or media).
+    public var nextProbeAt: TransportTime? { activeProbe == nil ? probes.nextDeadline : nil }
 
     public mutating func onFeedback(_ feedback: TransportFeedback, roundTrip: Duration?, now: TransportTime) {
         feedbackReceived += 1
@@ -44,6 +77,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         var received = 0, lost = 0
         var latest: PacketGroups.Delta?
         for r in results {
+            if let probe = r.sent.probe { probeMeter.add(r, cluster: probe) }
             guard let arrival = r.arrival else { lost += 1; continue }
             received += 1
             acknowledged.add(arrival: arrival, bytes: r.sent.size)
@@ -55,9 +89,21 @@ public struct SendSideBandwidthEstimator: Sendable {
         }
         // One rate update per feedback message, on the detector's latest verdict (libwebrtc does the same).
         if latest != nil || received == 0 {
+            let before = aimd.rate
             aimd.update(detector.usage, acknowledged: acknowledged.bitsPerSecond, roundTrip: roundTrip ?? .milliseconds(100),
                         now: now)
+            if aimd.rate < before { probes.onDecrease(now: now) }
         }
         loss.add(received: received, lost: lost, current: aimd.rate, queueGrowing: detector.usage == .overusing, now: now)
+        for (id, measured) in probeMeter.takeResults(now: now) {
+            probes.onResult(id: id, bitsPerSecond: measured, maximum: maximum, now: now)
+            // A probe's rate is one the path just carried: the estimate jumps to it (never down: a probe that got
+            // less through says nothing the delay detector does not). Not while a queue builds.
+            if let rate = measured, rate > target, detector.usage != .overusing {
+                aimd.raise(to: rate)
+                loss.raise(to: aimd.rate)
+                probesRaisingTarget += 1
+            }
+        }
     }
 }

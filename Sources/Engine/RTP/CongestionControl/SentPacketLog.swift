@@ -9,6 +9,8 @@ public struct SentPacketLog: Sendable {
         public var sequence: UInt64
         public var sentAt: TransportTime
         public var size: Int
+        /// The probe it was sent in (`ProbeCluster.id`), if any.
+        public var probe: Int?
     }
 
     /// One packet as feedback reported it. `arrival` is on the receiver's clock (only differences between arrivals
@@ -29,10 +31,11 @@ public struct SentPacketLog: Sendable {
 
     public init() {}
 
-    /// Takes the next sequence number for a packet of `size` bytes leaving at `now`; returns the 16 bits to stamp.
-    public mutating func stamp(size: Int, now: TransportTime) -> UInt16 {
+    /// Takes the next sequence number for a packet of `size` bytes leaving at `now` (in probe `probe`); returns the
+    /// 16 bits to stamp.
+    public mutating func stamp(size: Int, now: TransportTime, probe: Int? = nil) -> UInt16 {
         let n = nextSequence
-        ring[Int(n % UInt64(Self.capacity))] = Sent(sequence: n, sentAt: now, size: size)
+        ring[Int(n % UInt64(Self.capacity))] = Sent(sequence: n, sentAt: now, size: size, probe: probe)
         nextSequence += 1
         return UInt16(truncatingIfNeeded: n)
     }

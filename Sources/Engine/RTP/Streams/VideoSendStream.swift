@@ -43,6 +43,10 @@ public struct VideoSendStream: Sendable {
     public private(set) var statistics: SendStatistics
     public private(set) var rate: TargetBitrateController
     private var reports: ReportScheduler
+    /// The RTP timestamp of the last frame sent (nil before the first), which padding after it carries.
+    private var lastTimestamp: UInt32?
+    /// Padding-only packets sent (probes).
+    public private(set) var paddingPacketsSent = 0
     /// RTT the peer's reports imply; 100 ms until the first one.
     public var roundTripTime: Duration { statistics.roundTripTime ?? .milliseconds(100) }
 
@@ -68,6 +72,7 @@ public struct VideoSendStream: Sendable {
         if frame.isKeyframe { keyframes.keyframeSent(now: now) }
         let timestamp = rtpTimestamp(forCaptureTime: frame.timestamp)
         let payloads = packetizer.packetize(frame.data)
+        if !payloads.isEmpty { lastTimestamp = timestamp }
         var out: [[UInt8]] = []
         out.reserveCapacity(payloads.count)
         for (i, payload) in payloads.enumerated() {
@@ -81,6 +86,23 @@ public struct VideoSendStream: Sendable {
             out.append(bytes)
         }
         return out
+    }
+
+    /// A padding-only packet (RFC 3550 §5.1: P bit, no payload, `padding` bytes of 1...255) for a probe of the send-side
+    /// estimator. It takes the next sequence number and the last frame's timestamp: frames are sent whole, so it
+    /// always lies between two frames, and receivers step over it (libwebrtc's do the same with its padding when
+    /// RTX is not negotiated). Not kept for retransmission: a lost one carries nothing to repair. Nil before the
+    /// first frame.
+    public mutating func paddingPacket(padding: Int, now: TransportTime) -> [UInt8]? {
+        guard let timestamp = lastTimestamp else { return nil }
+        let packet = RTPPacket(marker: false, payloadType: configuration.payloadType, sequenceNumber: sequence,
+                               timestamp: timestamp, ssrc: configuration.ssrc, headerExtensions: configuration.headerExtensions,
+                               payload: [], paddingLength: UInt8(min(max(padding, 1), 255)))
+        let bytes = packet.serialized()
+        statistics.recordSent(packet, size: bytes.count, now: now)
+        sequence = sequence.next
+        paddingPacketsSent += 1
+        return bytes
     }
 
     /// Takes the peer's RTCP; returns the retransmissions its NACKs ask for: the original packets,
