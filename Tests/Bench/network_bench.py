@@ -4,12 +4,12 @@
 Each row is one call between a sender A behind a bottleneck (a site of the emulated internet, docs/emulated-network.md:
 tbf at A's router on the uplink and the downlink, 300 ms of buffer) and a receiver B in the public namespace:
 
-Every sender sends the same picture: the noisy talking head of the benchmark clips (`talkhead_noise.y4m`, 320x240,
-camera-like sensor noise, so an encoder can always use more bits): the bot as `--camera file:...`, Chromium as its
-fake camera (`--use-file-for-fake-video-capture`). 320x240 is what conftui and the page send; libwebrtc caps a
-320x240 VP8 stream at 600 kbit/s whatever its estimate, which the table's notes take into account; the bots run with
-`--max-video-kbps 2500` (the estimator's own maximum) instead of their default 300, so what they send is what
-congestion control decides.
+Every sender sends the same picture: the noisy talking head of the benchmark clips (`talkhead_noise.y4m`, camera-like
+sensor noise, so an encoder can always use more bits), scaled once with ffmpeg to the bench's size (`--size`, 640x480
+by default: libwebrtc caps a 320x240 VP8 stream at 600 kbit/s whatever its estimate, 640x480 at 1.7 Mbit/s): the bot
+as `--camera file:... --size WxH`, Chromium as its fake camera (`--use-file-for-fake-video-capture`, the page asked
+for the same `?size=`). The bots run with `--max-video-kbps 2500` (the estimator's own maximum) instead of their
+default 300, so what they send is what congestion control decides.
 
 - Chromium↔Chromium: the browser page on both sides
 - conftui→Chromium: `conftui bot` sends, the page receives (our send-side estimator on Chromium's transport-cc feedback)
@@ -124,11 +124,12 @@ def set_rate(site, kbit: int) -> None:
 class Party:
     """One side of the call: a bot or a page, with what the bench reads of it."""
 
-    def __init__(self, kind: str, where: str, serve, coturn, room: str, name: str, workdir: pathlib.Path, clip: str) -> None:
+    def __init__(self, kind: str, where: str, serve, coturn, room: str, name: str, workdir: pathlib.Path, clip: str,
+                 size: str) -> None:
         self.kind, self.name = kind, name
         if kind == "bot":
             self.bot = BotProcess(serve.ws_url, room, name, workdir, "--stun", coturn.stun_uri, "--camera", f"file:{clip}",
-                                  "--max-video-kbps", "2500",
+                                  "--size", size, "--max-video-kbps", "2500",
                                   duration=600, host_candidates="all", netns=where)
             self.bot.wait_joined()
         else:
@@ -137,7 +138,7 @@ class Party:
             origin = "/".join(serve.http_url.split("/")[:3])
             self.chromium = Chromium(netns=where, extra_flags=(f"--use-file-for-fake-video-capture={clip}",
                                                                f"--unsafely-treat-insecure-origin-as-secure={origin}"))
-            query = urllib.parse.urlencode({"stun": coturn.stun_uri, "name": name})
+            query = urllib.parse.urlencode({"stun": coturn.stun_uri, "name": name, "size": size})
             self.page = self.chromium.new_page(f"{serve.http_url}?{query}#{room}", name, PAGE_READY)
 
     def received(self) -> dict:
@@ -167,6 +168,13 @@ class Party:
         values = [v for v in values if v]
         return values[0] if values else None
 
+    def probes_sent(self) -> int | None:
+        """Probes of the send-side estimate the bot sent (None for a page)."""
+        if self.kind != "bot" or not self.bot.report_path.exists():
+            return None
+        report = json.loads(self.bot.report_path.read_text())
+        return sum(p["transport"].get("probesSent", 0) for p in report["peers"].values())
+
     def media(self) -> str:
         if self.kind == "bot":
             return "test clip"
@@ -183,7 +191,7 @@ class Party:
             self.chromium.close()
 
 
-def run_row(row: str, path: str, binary: str, clip: str, workdir: pathlib.Path) -> dict:
+def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pathlib.Path) -> dict:
     label, rate, loss = PATHS[path]
     sender_kind = "page" if row.startswith("Chromium") else "bot"
     receiver_kind = "page" if row.endswith("Chromium") else "bot"
@@ -195,9 +203,9 @@ def run_row(row: str, path: str, binary: str, clip: str, workdir: pathlib.Path) 
         probe = Probe(net, site)
         parties: list[Party] = []
         try:
-            receiver = Party(receiver_kind, net.public, serve, coturn, "bench", "Bea", workdir, clip)
+            receiver = Party(receiver_kind, net.public, serve, coturn, "bench", "Bea", workdir, clip, size)
             parties.append(receiver)
-            sender = Party(sender_kind, site.client, serve, coturn, "bench", "Al", workdir, clip)
+            sender = Party(sender_kind, site.client, serve, coturn, "bench", "Al", workdir, clip, size)
             parties.append(sender)
             deadline = time.monotonic() + 20
             while not (receiver.connected() and sender.connected()):
@@ -251,6 +259,7 @@ def run_row(row: str, path: str, binary: str, clip: str, workdir: pathlib.Path) 
                               freezes=after["freezes"] - before["freezes"], reach=reach, series=series)
                 rtts = probe.between(start["at"], end["at"])
             result["estimate"] = sender.estimate()
+            result["sender_probes"] = sender.probes_sent()
             rtts.sort()
             result["p50"] = statistics.median(rtts) if rtts else None
             result["p95"] = rtts[int(0.95 * (len(rtts) - 1))] if rtts else None
@@ -267,6 +276,22 @@ def run_row(row: str, path: str, binary: str, clip: str, workdir: pathlib.Path) 
             coturn.close()
 
 
+def clip_of_size(clip: str, size: str) -> str:
+    """The clip scaled to `size` (made once next to it with ffmpeg), or the clip itself when it has that size."""
+    with open(clip, "rb") as f:
+        header = f.readline().decode(errors="replace").split()
+    width = next((t[1:] for t in header if t.startswith("W")), "")
+    height = next((t[1:] for t in header if t.startswith("H")), "")
+    if f"{width}x{height}" == size:
+        return clip
+    scaled = pathlib.Path(clip).with_name(f"{pathlib.Path(clip).stem}_{size}.y4m")
+    if not scaled.exists() or scaled.stat().st_size == 0:
+        w, h = size.split("x")
+        run("ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i", clip, "-vf", f"scale={w}:{h}:flags=bicubic",
+            "-pix_fmt", "yuv420p", str(scaled))
+    return str(scaled)
+
+
 def fmt(value, pattern: str) -> str:
     return "—" if value is None else pattern.format(value)
 
@@ -276,6 +301,7 @@ def main() -> int:
     parser.add_argument("binary", nargs="?", default=os.environ.get("CONFTUI_BIN"))
     parser.add_argument("--only", choices=ROWS, action="append")
     parser.add_argument("--paths", default="a,b,c")
+    parser.add_argument("--size", default="640x480", help="picture size every sender sends (WxH)")
     parser.add_argument("--clip", default=str(pathlib.Path(os.environ.get("CONFTUI_CLIPS", HERE.parent.parent / ".build" / "clips"))
                                               / "talkhead_noise.y4m"))
     args = parser.parse_args()
@@ -288,6 +314,8 @@ def main() -> int:
     if not os.path.exists(args.clip):
         print(f"network bench skipped: no clip at {args.clip} (make bench converts the benchmark clips into .build/clips)")
         return 0
+    clip = clip_of_size(os.path.abspath(args.clip), args.size)
+    print(f"network bench: {args.size} from {clip}")
     results = []
     with tempfile.TemporaryDirectory(prefix="conftui-netbench-") as tmp:
         for path in args.paths.split(","):
@@ -295,14 +323,14 @@ def main() -> int:
                 workdir = pathlib.Path(tmp) / f"{path}-{ROWS.index(row)}"
                 workdir.mkdir()
                 try:
-                    results.append(run_row(row, path, args.binary, os.path.abspath(args.clip), workdir))
+                    results.append(run_row(row, path, args.binary, clip, args.size, workdir))
                 except Exception as error:
                     results.append({"row": row, "path": PATHS[path][0], "error": str(error)[:200]})
                 r = results[-1]
                 print(f"  {r['path']:<20} {r['row']:<18} " + (r["error"] if "error" in r else
                       f"util {r['utilisation']:.0%} drops {r['drops']:.1%} fps {r['fps']:.1f} freezes {r['freezes']} "
                       f"rtt p50 {fmt(r['p50'], '{:.0f}')} p95 {fmt(r['p95'], '{:.0f}')} ms "
-                      f"estimate {fmt(r['estimate'], '{:.0f}')} media {r['media']}"
+                      f"estimate {fmt(r['estimate'], '{:.0f}')} probes {fmt(r['sender_probes'], '{}')} media {r['media']}"
                       + (f" reach {r['reach']} series {r['series']}" if "reach" in r else "")), flush=True)
     print()
     print("| path | peers (A → B) | utilisation | queue drops | fps at B | freezes | probe RTT p50 / p95 | within 15 % of 2.5 / 0.6 / 1 Mbit/s after |")
