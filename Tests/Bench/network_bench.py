@@ -175,6 +175,16 @@ class Party:
         report = json.loads(self.bot.report_path.read_text())
         return sum(p["transport"].get("probesSent", 0) for p in report["peers"].values())
 
+    def diagnostics(self) -> str:
+        """A bot's keyframes encoded and the PLIs/NACKs it sent (why a picture stalled); empty for a page."""
+        if self.kind != "bot" or not self.bot.report_path.exists():
+            return ""
+        report = json.loads(self.bot.report_path.read_text())
+        transports = [p["transport"] for p in report["peers"].values()]
+        return (f"{self.name}: keyframes {report['local'].get('keyframesEncoded')} "
+                f"PLIs sent {sum(t.get('plisSent', 0) for t in transports)} "
+                f"NACKs sent {sum(t.get('nacksSent', 0) for t in transports)}")
+
     def media(self) -> str:
         if self.kind == "bot":
             return "test clip"
@@ -260,6 +270,7 @@ def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pat
                 rtts = probe.between(start["at"], end["at"])
             result["estimate"] = sender.estimate()
             result["sender_probes"] = sender.probes_sent()
+            result["notes"] = "; ".join(x for x in (sender.diagnostics(), receiver.diagnostics()) if x)
             rtts.sort()
             result["p50"] = statistics.median(rtts) if rtts else None
             result["p95"] = rtts[int(0.95 * (len(rtts) - 1))] if rtts else None
@@ -331,7 +342,8 @@ def main() -> int:
                       f"util {r['utilisation']:.0%} drops {r['drops']:.1%} fps {r['fps']:.1f} freezes {r['freezes']} "
                       f"rtt p50 {fmt(r['p50'], '{:.0f}')} p95 {fmt(r['p95'], '{:.0f}')} ms "
                       f"estimate {fmt(r['estimate'], '{:.0f}')} probes {fmt(r['sender_probes'], '{}')} media {r['media']}"
-                      + (f" reach {r['reach']} series {r['series']}" if "reach" in r else "")), flush=True)
+                      + (f" reach {r['reach']} series {r['series']}" if "reach" in r else "")
+                      + (f" ({r['notes']})" if r.get("notes") else "")), flush=True)
     print()
     print("| path | peers (A → B) | utilisation | queue drops | fps at B | freezes | probe RTT p50 / p95 | within 15 % of 2.5 / 0.6 / 1 Mbit/s after |")
     print("|---|---|---|---|---|---|---|---|")

@@ -35,36 +35,33 @@ import EngineTestSupport
         #expect(b.videoPacketsReceived > 0 && a.sendEstimateBitrate != nil)
     }
 
-    /// A path that widens from 1 to 2.5 Mbit/s: A's probes (padding paced above its estimate, between its frames) find
-    /// it within 5 s, where growing by 8 % a second would take 12 s. (B cannot decode these made-up frames; the
-    /// next test decodes real ones.)
+    /// An encoder that makes at most 600 kbit/s on a path that widens from 1 to 2.5 Mbit/s: A's probes (padding paced
+    /// above its estimate, between its frames) carry its estimate to the new capacity, which it could not reach by
+    /// itself (AIMD grows to 1.5 × what arrives at most). (B cannot decode these made-up frames; the next test decodes
+    /// real ones.)
     @Test(.timeLimit(.minutes(1)))
-    func probesFindAWiderPathWithinFiveSeconds() throws {
+    func probesFindAWiderPathForAnApplicationLimitedSender() throws {
         let h = try PeerPairHarness(seed: 41)
         try h.negotiate()
         #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
         h.network.configure { $0.bitsPerSecond = 1_000_000; $0.maxQueueDelay = .milliseconds(300) }
         var frames = 0
-        var targets: [Int] = []
         func send(for duration: Duration) {
             h.run(for: duration, tickInterval: .nanoseconds(33_333_333), tick: { _ in
                 let target = h.a.targetVideoBitrate ?? 0
-                targets.append(target)
                 frames += 1
-                let data = [UInt8](repeating: 0x55, count: max(100, target / 30 / 8))
+                let data = [UInt8](repeating: 0x55, count: max(100, min(target, 600_000) / 30 / 8))
                 h.feed("A", .command(.sendVideo(EncodedVideoFrame(data: data, isKeyframe: frames == 1, timestamp: Double(frames) / 30))))
             })
         }
         send(for: .seconds(15))
+        #expect((h.a.stats(now: h.now).sendEstimateBitrate ?? 0) <= 1_150_000, "the 1 Mbit/s path bounds the estimate")
         h.network.configure { $0.bitsPerSecond = 2_500_000 }
-        send(for: .seconds(5))
+        send(for: .seconds(10))
         let a = h.a.stats(now: h.now), b = h.b.stats(now: h.now)
         #expect(a.probesSent >= 3 && a.probesRaisingEstimate >= 1, "\(a)")
         #expect(b.paddingPacketsReceived >= 20, "\(b)")
-        let reached = targets.suffix(15).max() ?? 0
-        #expect(Double(reached) + Double(PeerConnection.audioShare) >= 2_500_000 * 0.85,
-                "video target \(reached) in the last half second; \(a)")
-        #expect(!targets.dropFirst(5 * 30).prefix(10 * 30).contains { $0 > 1_200_000 }, "a 1 Mbit/s path held it below")
+        #expect(Double(a.sendEstimateBitrate ?? 0) >= 2_500_000 * 0.85, "\(a)")
     }
 
     /// Real VP8 from the test card with A probing (its estimate starts at 300 kbit/s on an open path, so it probes at

@@ -18,6 +18,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     private var loss: LossBasedBound
     private var probes = ProbeController()
     private var probeMeter = ProbeRateMeter()
+    /// What was sent outside probes over the last half second, for the probe controller's application-limited test.
+    private var sentOutsideProbes = RateWindow(length: .milliseconds(500))
+    private var firstStamp: TransportTime?
     /// The probe being sent (between `probe(now:)` and `probeSent`), whose packets are stamped with its id.
     public private(set) var activeProbe: ProbeCluster?
     /// Probes whose result raised the estimate (for statistics and tests).
@@ -47,6 +50,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// probe while there is one: media sent meanwhile crosses the same bottleneck.
     public mutating func stamp(size: Int, now: TransportTime) -> UInt16 {
         probes.mediaStarted(now: now)
+        if firstStamp == nil { firstStamp = now }
+        if activeProbe == nil { sentOutsideProbes.add(bytes: size, now: now) }
         return log.stamp(size: size, now: now, probe: activeProbe?.id)
     }
 
@@ -54,10 +59,17 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// bytes are out), or nil; at most one at a time.
     public mutating func probe(now: TransportTime) -> ProbeCluster? {
         guard activeProbe == nil,
-              let cluster = probes.poll(target: target, maximum: maximum, usage: detector.usage, now: now) else { return nil }
+              let cluster = probes.poll(target: target, maximum: maximum, usage: detector.usage, sentRate: sentRate(now: now),
+                                        now: now) else { return nil }
         activeProbe = cluster
         probeMeter.started(id: cluster.id, now: now)
         return cluster
+    }
+
+    /// Bits per second sent outside probes over the last half second, once media has flowed that long.
+    private mutating func sentRate(now: TransportTime) -> Int? {
+        guard let first = firstStamp, now - first >= sentOutsideProbes.length else { return nil }
+        return Int(sentOutsideProbes.bitsPerSecond(now: now))
     }
 
     /// The active probe is out: `packets` were stamped while it ran.
