@@ -60,6 +60,8 @@ public final class PeerConnection {
     /// The send-side estimate (docs/congestion-control.md), when the peer sends transport feedback for what we send;
     /// otherwise the video stream's loss and REMB controller sets our rate.
     private var sendEstimator: SendSideBandwidthEstimator?
+    /// Spreads each frame's packets at 2.5 × the rate the path allows (docs/congestion-control.md §6).
+    private var pacer = PacketPacer()
     /// The estimator's probe being sent: bytes and packets so far (everything stamped meanwhile belongs to it).
     private var probe: (cluster: ProbeCluster, bytes: Int, packets: Int)?
     /// When the datagram being handled arrived (the kernel's time when the driver passes it).
@@ -112,7 +114,8 @@ public final class PeerConnection {
         }
         service(now: now)
         out.deadline = state == .closed ? nil
-            : [transportDeadline, maintenanceAt, audioPullAt, videoReceive?.nextDeadline(), probeDeadline].compactMap { $0 }.min()
+            : [transportDeadline, maintenanceAt, audioPullAt, videoReceive?.nextDeadline(), probeDeadline,
+               pacer.nextDeadline].compactMap { $0 }.min()
         defer { out = Output() }
         return out
     }
@@ -185,7 +188,7 @@ public final class PeerConnection {
             // without the keyframe they refer to, so the peer's stream starts at a keyframe (asked for on connect).
             if !sentKeyframe && !frame.isKeyframe { return }
             sentKeyframe = true
-            for packet in videoSend!.send(frame, now: now) { sendRTP(packet, now: now) }
+            for packet in videoSend!.send(frame, now: now) { pacer.enqueue(packet, now: now) }
         case .sendAudio(let packet, let isDTX):
             guard transport?.isSecure == true, audio?.send == true, audioSend != nil else { return }
             if let rtp = audioSend!.send(opusPacket: packet, isDTX: isDTX, now: now) { sendRTP(rtp, now: now) }
@@ -210,6 +213,7 @@ public final class PeerConnection {
         audioPullAt = nil
         maintenanceAt = nil
         transportDeadline = nil
+        pacer = PacketPacer()
     }
 
     /// Stops ICE (and DTLS, which sends close_notify) and every timer.
@@ -528,6 +532,7 @@ public final class PeerConnection {
             }
         }
         if let due = videoReceive?.nextDeadline(), due <= now { pollVideo(now: now) }
+        sendPaced(now: now)
         sendProbe(now: now)
         if var pullAt = audioPullAt, audioReceive != nil {
             // After a stall (a busy machine), do not play a burst of catch-up slots: resume from now.
@@ -538,6 +543,16 @@ public final class PeerConnection {
             }
             audioPullAt = pullAt
         }
+    }
+
+    /// Sends the queued video packets whose turn has come. The pacing rate follows what the path allows for
+    /// everything sent (the estimate, or the video controller's rate and the audio's share without transport feedback).
+    /// Retransmissions and audio do not wait in it: a NACKed packet is already late, and audio is small and steady.
+    private func sendPaced(now: TransportTime) {
+        guard pacer.queuedPackets > 0 else { return }
+        let allowed = sendEstimator?.target ?? ((targetVideoBitrate ?? 0) + Self.audioShare)
+        pacer.rate = Int(PacketPacer.factor * Double(allowed))
+        for packet in pacer.poll(now: now) { sendRTP(packet, now: now) }
     }
 
     /// Sends what the estimator's probe has due: padding-only video packets paced at the probe's rate
