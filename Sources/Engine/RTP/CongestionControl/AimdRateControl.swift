@@ -53,6 +53,9 @@ struct AimdRateControl: Sendable {
         if let ack = acknowledged { learnCapacity(kbps: Double(ack) / 1000) }
     }
 
+    /// The link capacity learnt at decreases, bits per second (nil: none, or forgotten because more got through).
+    var learntCapacity: Int? { capacityKbps.map { Int($0 * 1000) } }
+
     /// A probe measured `bps` through the path: the rate starts from there, and the capacity learnt at earlier
     /// decreases no longer holds (the path just carried more).
     mutating func raise(to bps: Int) {

@@ -15,6 +15,14 @@ import EngineTransport
 ///   the estimate jumps above the link, and the overshoot fills the buffer. Measured on the bench: probing a full
 ///   500 kbit/s link every 2 s took its p95 from 81 to 321 ms with 4 % drops. libwebrtc probes periodically only
 ///   when application-limited too.
+/// - When the path has visibly widened on a full link: what arrives is 1.2 × the capacity learnt at the last
+///   decreases, with no queue building (`pathWidened`). Then a probe at 2 ×, and doubling while they succeed. Not
+///   fooled by a shaper's burst: a token bucket passes at most its size (4 KB, 64 kbit/s over the 500 ms the
+///   acknowledged rate spans, 13 % of a 500 kbit/s link) above the link's rate.
+/// - After a large drop (the rate fell below half of what it was before a run of decreases, within 3 s): a capacity
+///   drop overshoots, since the decreases act on a queue that keeps growing until the feedback shows them; the rate
+///   lands well under the new capacity and would climb back at 8 % a second. One probe at 2 ×, `interval` after the
+///   last decrease, measures the new capacity instead (libwebrtc probes after a large drop too).
 /// - Never while the detector sees overuse or underuse (a queue filling or draining would be measured, not the
 ///   path), never within `interval` of a decrease, never at the maximum.
 struct ProbeController: Sendable {
@@ -31,6 +39,12 @@ struct ProbeController: Sendable {
     private var multiplier = startMultiplier
     private var pending: (id: Int, bitsPerSecond: Int, at: TransportTime)?
     private var lastDecrease: TransportTime?
+    /// The rate before the current run of decreases, and when that run began.
+    private var beforeDrop: (rate: Int, at: TransportTime)?
+    /// A large drop happened: the next probe measures the new capacity whatever the sender uses.
+    private var recoveryDue = false
+    static let largeDropShare = 0.5
+    static let dropRun: Duration = .seconds(3)
     private var nextId = 1
     private(set) var probesSent = 0
 
@@ -46,7 +60,10 @@ struct ProbeController: Sendable {
     mutating func poll(target: Int, maximum: Int, usage: BandwidthUsage, sentRate: Int?, now: TransportTime) -> ProbeCluster? {
         guard pending == nil, let at = nextAt, now >= at else { return nil }
         guard usage == .normal else { nextAt = now + Self.recheck; return nil }
-        if multiplier == Self.periodicMultiplier {
+        if recoveryDue {
+            multiplier = Self.furtherMultiplier
+            recoveryDue = false
+        } else if multiplier == Self.periodicMultiplier {
             guard let sent = sentRate, Double(sent) < Self.applicationLimitedShare * Double(target) else {
                 nextAt = now + Self.recheck
                 return nil
@@ -76,10 +93,23 @@ struct ProbeController: Sendable {
         }
     }
 
-    /// The delay-based rate was cut: the path is full; no probe for a while.
-    mutating func onDecrease(now: TransportTime) {
+    /// More than the learnt capacity got through without a queue: search upwards now.
+    mutating func pathWidened(now: TransportTime) {
+        guard pending == nil else { return }
+        multiplier = Self.furtherMultiplier
+        nextAt = now
+    }
+
+    /// The delay-based rate was cut from `before` to `after`: the path is full; no probe for a while.
+    mutating func onDecrease(from before: Int, to after: Int, now: TransportTime) {
         multiplier = Self.periodicMultiplier
         lastDecrease = now
+        if beforeDrop.map({ now - $0.at > Self.dropRun }) ?? true { beforeDrop = (before, now) }
+        if let start = beforeDrop, Double(after) < Self.largeDropShare * Double(start.rate) {
+            recoveryDue = true
+            beforeDrop = nil
+            if pending == nil { nextAt = max(nextAt ?? now, now + Self.interval) }
+        }
         if pending == nil, let at = nextAt { nextAt = max(at, now + Self.interval) }
     }
 }

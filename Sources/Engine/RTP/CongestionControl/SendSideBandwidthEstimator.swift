@@ -21,6 +21,9 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// What was sent outside probes over the last half second, for the probe controller's application-limited test.
     private var sentOutsideProbes = RateWindow(length: .milliseconds(500))
     private var firstStamp: TransportTime?
+    /// The capacity AIMD learnt last, kept after AIMD forgets it, until the path is seen to carry `widenedShare` of it.
+    private var lastLearntCapacity: Int?
+    static let widenedShare = 1.2
     /// The probe being sent (between `probe(now:)` and `probeSent`), whose packets are stamped with its id.
     public private(set) var activeProbe: ProbeCluster?
     /// Probes whose result raised the estimate (for statistics and tests).
@@ -104,9 +107,16 @@ public struct SendSideBandwidthEstimator: Sendable {
             let before = aimd.rate
             aimd.update(detector.usage, acknowledged: acknowledged.bitsPerSecond, roundTrip: roundTrip ?? .milliseconds(100),
                         now: now)
-            if aimd.rate < before { probes.onDecrease(now: now) }
+            if aimd.rate < before { probes.onDecrease(from: before, to: aimd.rate, now: now) }
         }
         loss.add(received: received, lost: lost, current: aimd.rate, queueGrowing: detector.usage == .overusing, now: now)
+        if let learnt = aimd.learntCapacity {
+            lastLearntCapacity = learnt
+        } else if let old = lastLearntCapacity, let ack = acknowledged.bitsPerSecond, detector.usage == .normal,
+                  Double(ack) >= Self.widenedShare * Double(old) {
+            lastLearntCapacity = nil
+            probes.pathWidened(now: now)
+        }
         for (id, measured) in probeMeter.takeResults(now: now) {
             probes.onResult(id: id, bitsPerSecond: measured, maximum: maximum, now: now)
             // A probe's rate is one the path just carried: the estimate jumps to it (never down: a probe that got
