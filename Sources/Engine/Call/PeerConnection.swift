@@ -561,11 +561,12 @@ public final class PeerConnection {
         guard sendEstimator != nil, videoSend != nil, sentKeyframe else { return }
         if probe == nil, let cluster = sendEstimator!.probe(now: now) { probe = (cluster, 0, 0) }
         guard let cluster = probe?.cluster else { return }
-        while probe!.bytes < cluster.bytesDue(now: now),
-              let padding = videoSend!.paddingPacket(padding: ProbeCluster.paddingBytes, now: now) {
+        let due = cluster.bytesDue(now: now)
+        while probe!.bytes < due, let padding = videoSend!.paddingPacket(padding: ProbeCluster.paddingBytes, now: now) {
             sendRTP(padding, now: now)
         }
-        guard probe!.bytes >= cluster.bytes || probe!.bytes < cluster.bytesDue(now: now) else { return }
+        // Done when all its bytes are out, or when no padding can be made (nothing sent yet to follow).
+        guard probe!.bytes >= cluster.bytes || probe!.bytes < due else { return }
         sendEstimator!.probeSent(packets: probe!.packets)
         probe = nil
     }

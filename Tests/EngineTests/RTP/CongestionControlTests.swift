@@ -163,15 +163,22 @@ func randomLossIsNotTakenForCongestion(loss: Double) {
     #expect(sim.target(at: 40) >= 2_000_000, "\(sim.summary)")
 }
 
-@Test func anApplicationLimitedSenderProbesAWiderPath() {
-    // An encoder that makes at most 600 kbit/s (a still picture): the estimate cannot grow past 1.5 × what arrives,
-    // so only probes (padding, every 2 s while the sender uses under 75 % of its estimate) tell it the path widened.
+/// An encoder that makes at most 600 kbit/s, 20 s on 1 Mbit/s (which bounds the estimate), then 10 s on 2.5 Mbit/s.
+private func applicationLimitedSenderOnAWideningPath(probing: Bool) -> CallSimulation {
     var sim = CallSimulation(capacity: 1_000_000, seed: 6)
     sim.encoderCap = 600_000
+    sim.probing = probing
     sim.run(until: sim.seconds(20))
     #expect(sim.target(at: 20) <= 1_150_000, "the 1 Mbit/s path bounds it: \(sim.summary)")
     sim.capacity = 2_500_000
     sim.run(until: sim.seconds(30))
+    return sim
+}
+
+@Test func anApplicationLimitedSenderProbesAWiderPath() {
+    // An encoder that makes at most 600 kbit/s (a still picture): the estimate cannot grow past 1.5 × what arrives,
+    // so only probes (padding, every 2 s while the sender uses under 75 % of its estimate) tell it the path widened.
+    let sim = applicationLimitedSenderOnAWideningPath(probing: true)
     #expect(Double(sim.target(at: 30)) >= 2_500_000 * 0.85, "\(sim.summary)")
     #expect(sim.queueDelay(from: 20, to: 30, percentile: 0.95) <= 100, "\(sim.summary)")
 }
@@ -195,12 +202,7 @@ func randomLossIsNotTakenForCongestion(loss: Double) {
 
 @Test func withoutProbesAnApplicationLimitedEstimateStaysNearWhatItSends() {
     // The same sender and path with the probes ignored: what the test above owes to them.
-    var sim = CallSimulation(capacity: 1_000_000, seed: 6)
-    sim.encoderCap = 600_000
-    sim.probing = false
-    sim.run(until: sim.seconds(20))
-    sim.capacity = 2_500_000
-    sim.run(until: sim.seconds(30))
+    let sim = applicationLimitedSenderOnAWideningPath(probing: false)
     #expect(sim.target(at: 30) <= 1_000_000, "\(sim.summary)")
 }
 
@@ -241,4 +243,12 @@ func randomLossIsNotTakenForCongestion(loss: Double) {
         now = now + .milliseconds(50)
     }
     #expect((estimator.minimum...estimator.maximum).contains(estimator.target))
+}
+
+@Test func arrivalTimesAtOppositeEndsOfTheRangeDoNotTrap() {
+    // A peer's feedback can drive the unwrapped arrival times anywhere (SentPacketLog wraps rather than traps); the
+    // consumers subtract them (acknowledged rate, probe spreads), which must wrap too.
+    let late = TransportTime(nanoseconds: .max - 10), early = TransportTime(nanoseconds: .min + 10)
+    #expect((early - late).nanoseconds == 21)
+    #expect((late - TransportTime(nanoseconds: .max - 30)).nanoseconds == 20)
 }

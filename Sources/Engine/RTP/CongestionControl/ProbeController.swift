@@ -108,8 +108,8 @@ struct ProbeController: Sendable {
         if let start = beforeDrop, Double(after) < Self.largeDropShare * Double(start.rate) {
             recoveryDue = true
             beforeDrop = nil
-            if pending == nil { nextAt = max(nextAt ?? now, now + Self.interval) }
         }
-        if pending == nil, let at = nextAt { nextAt = max(at, now + Self.interval) }
+        // Postpone the next probe; after a large drop, schedule one if none was.
+        if pending == nil, nextAt != nil || recoveryDue { nextAt = max(nextAt ?? now, now + Self.interval) }
     }
 }

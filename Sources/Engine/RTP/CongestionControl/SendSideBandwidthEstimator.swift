@@ -61,7 +61,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// A probe to start now (the caller paces padding by `ProbeCluster.bytesDue` and calls `probeSent` when its
     /// bytes are out), or nil; at most one at a time.
     public mutating func probe(now: TransportTime) -> ProbeCluster? {
-        guard activeProbe == nil,
+        // Called on every packet a connection handles: the half-second send rate is only worked out once one is due.
+        guard activeProbe == nil, let due = probes.nextDeadline, now >= due,
               let cluster = probes.poll(target: target, maximum: maximum, usage: detector.usage, sentRate: sentRate(now: now),
                                         now: now) else { return nil }
         activeProbe = cluster

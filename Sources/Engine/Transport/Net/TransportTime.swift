@@ -17,8 +17,11 @@ public struct TransportTime: Comparable, Hashable, Sendable, CustomStringConvert
         return TransportTime(nanoseconds: t.nanoseconds + whole + (Duration.nanoseconds(whole) < d ? 1 : 0))
     }
 
+    /// Wrapping: arrival times come from a peer's transport feedback, unwrapped with wrapping arithmetic
+    /// (`SentPacketLog`), so a hostile peer can put two of them near opposite ends of the range; their difference
+    /// must be garbage, not a trap. For times of our own clock it is the plain difference.
     public static func - (a: TransportTime, b: TransportTime) -> Duration {
-        .nanoseconds(a.nanoseconds - b.nanoseconds)
+        .nanoseconds(a.nanoseconds &- b.nanoseconds)
     }
 
     public var seconds: Double { Double(nanoseconds) / 1e9 }
