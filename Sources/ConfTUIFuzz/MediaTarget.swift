@@ -3,7 +3,9 @@
 /// Target 4, media after SRTP: the input is a script of RTP and RTCP packets that A protects with its real SRTP
 /// context and B unprotects, so every parser behind SRTP sees the fuzzer's bytes — routing, RTP and RTCP parsing,
 /// VP8 depacketisation, the jitter buffers, NACK, statistics, and B's VP8 and Opus decoders — with virtual time
-/// passing between packets. (Unprotected noise would stop at libsrtp's authentication.)
+/// passing between packets. (Unprotected noise would stop at libsrtp's authentication.) B also sends a video frame
+/// per input, so its send-side estimator has stamped packets and probes for the fuzzer's transport feedback to
+/// name: the sent-packet log, the probe meter and controller, and the pacer are reached too.
 ///
 /// Connecting a pair (certificates, ICE, the DTLS handshake, codecs) costs hundreds of times an input, so one pair
 /// serves `inputsPerPair` inputs (or until the fuzzer's packets have closed it). The price: a crash may depend on
@@ -43,6 +45,12 @@ enum MediaTarget {
     static func run(_ bytes: [UInt8], on peers: ConnectedPeers) {
         var input = FuzzInput(bytes)
         let start = peers.now
+        // A 2 KB frame (two packets through the pacer); the first of a pair is a keyframe (VP8 P bit 0), which
+        // B's connection needs before it sends video, and after which its estimator starts probing.
+        var frame = [UInt8](repeating: 0x5A, count: 2_000)
+        let keyframe = (current?.inputs ?? 0) == 0
+        frame[0] = keyframe ? 0x10 : 0x11
+        peers.feed("B", .command(.sendVideo(EncodedVideoFrame(data: frame, isKeyframe: keyframe, timestamp: start.seconds))))
         var packets = 0
         while !input.isEmpty && packets < 64 {
             packets += 1
