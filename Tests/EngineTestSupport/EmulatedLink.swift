@@ -24,6 +24,8 @@ public struct EmulatedLink<Datagram: EmulatedDatagram> {
     private var order = 0
     /// When the bottleneck has finished sending what is queued.
     private var busyUntil = TransportTime.zero
+    /// Bytes in the token bucket at `busyUntil` (`LinkConditions.burstBytes`); nil: full (tbf starts full).
+    private var tokens: Double?
     public private(set) var sent = 0
     public private(set) var dropped = 0
     public private(set) var duplicated = 0
@@ -47,7 +49,15 @@ public struct EmulatedLink<Datagram: EmulatedDatagram> {
                 dropped += 1
                 return
             }
-            departure = max(now, busyUntil) + .seconds(Double(datagram.byteCount * 8) / Double(rate))
+            // tbf: tokens refill at the rate up to the bucket's size while the link idles; a datagram leaves once
+            // the bucket holds its size.
+            let start = max(now, busyUntil)
+            let bytesPerSecond = Double(rate) / 8
+            let idle = Double((start - busyUntil).nanoseconds) / 1e9
+            let available = min(Double(conditions.burstBytes), (tokens ?? .infinity) + idle * bytesPerSecond)
+            let size = Double(datagram.byteCount)
+            departure = start + .seconds(max(0, size - available) / bytesPerSecond)
+            tokens = max(0, available - size)
             busyUntil = departure
         }
         for _ in 0..<copies {

@@ -15,12 +15,16 @@ public struct LinkConditions: Sendable {
     /// The bottleneck's buffer, as time (tbf's `latency`): a datagram that would wait longer than this in the
     /// queue is dropped. Nil: the queue has no limit.
     public var maxQueueDelay: Duration?
+    /// The bottleneck's token bucket, in bytes (tbf's `burst`): after a quiet spell, up to this many bytes pass at
+    /// once before the rate applies again — what lets a short burst above the rate through without a queue.
+    /// 0: a plain rate.
+    public var burstBytes: Int
     /// Everything is dropped (a cable pulled, a NAT binding gone), without touching the other settings.
     public var cut: Bool
 
     public init(delay: Duration = .milliseconds(10), jitter: Duration = .zero, loss: Double = 0,
                 reorder: Double = 0, reorderExtra: Duration = .milliseconds(25), duplicate: Double = 0,
-                bitsPerSecond: Int? = nil, maxQueueDelay: Duration? = nil, cut: Bool = false) {
+                bitsPerSecond: Int? = nil, maxQueueDelay: Duration? = nil, burstBytes: Int = 0, cut: Bool = false) {
         self.delay = delay
         self.jitter = jitter
         self.loss = loss
@@ -29,6 +33,7 @@ public struct LinkConditions: Sendable {
         self.duplicate = duplicate
         self.bitsPerSecond = bitsPerSecond
         self.maxQueueDelay = maxQueueDelay
+        self.burstBytes = burstBytes
         self.cut = cut
     }
 }

@@ -492,7 +492,7 @@ public final class PeerConnection {
             }
         }
         if videoSend != nil {
-            for resend in videoSend!.handleRTCP(packets, now: now) { sendRTP(resend, now: now) }
+            for resend in videoSend!.handleRTCP(packets, estimate: sendEstimator?.target, now: now) { sendRTP(resend, now: now) }
             if videoSend!.takeKeyframeRequest(now: now) { out.events.append(.keyframeRequested) }
             if let rtt = videoSend!.statistics.roundTripTime { videoReceive?.roundTripTime = rtt }
         }

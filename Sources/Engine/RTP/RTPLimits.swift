@@ -19,6 +19,11 @@ public enum RTPLimits {
     /// On top of the floor, retransmissions may use this share of the media bytes sent over the last second (spread
     /// per interval): at most half again the media rate, so a NACK storm cannot multiply our upload.
     public static let retransmissionShareOfSendRate = 0.5
+    /// With a send-side estimate, retransmissions also stay under this share of it (per interval, at least one full
+    /// packet): the budget above follows what was sent over the last second, which after a capacity drop is the old,
+    /// wider rate, and resending half of a collapsed 2 Mbit/s stream into a 600 kbit/s link keeps the queue full
+    /// for seconds after the estimate came down (measured on the bench: 2 Mbit/s still sent 1 s after the drop).
+    public static let retransmissionShareOfEstimate = 0.5
     /// One packet is resent at most once per this, even when the peer's reports claim an RTT near zero.
     public static let minRetransmissionSpacing: Duration = .milliseconds(10)
 

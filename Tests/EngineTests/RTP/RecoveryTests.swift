@@ -86,6 +86,27 @@ private func seqs(_ xs: [ExtendedSequenceNumber]) -> [UInt64] { xs.map(\.rawValu
     do { let v = history.retransmissions(for: [SequenceNumber(9)], now: at(1_100), rtt: rtt); #expect(v == [[9]]) }
 }
 
+@Test func retransmissionsStayUnderHalfTheSendSideEstimate() {
+    // A collapsed stream: 40 packets of 1200 bytes asked for at once. The budget that follows the last second's
+    // sending allows twelve per 100 ms (the 12 KB floor and half the 48 KB sent, spread over ten intervals); with a
+    // 500 kbit/s estimate, retransmissions get half of it, 3125 bytes per interval: two packets now, two later.
+    func history() -> SendHistory {
+        var h = SendHistory(capacity: 64, maxAge: .seconds(1))
+        for s in 0..<40 { h.record(SequenceNumber(UInt16(s)), bytes: [UInt8](repeating: 0, count: 1200), now: at(s)) }
+        return h
+    }
+    let lost = (0..<40).map { SequenceNumber(UInt16($0)) }
+    var unbounded = history()
+    #expect(unbounded.retransmissions(for: lost, now: at(50), rtt: .milliseconds(50)).count == 12)
+    var bounded = history()
+    #expect(bounded.retransmissions(for: lost, now: at(50), rtt: .milliseconds(50), estimate: 500_000).count == 2)
+    #expect(bounded.overBudget == 38)
+    #expect(bounded.retransmissions(for: lost, now: at(150), rtt: .milliseconds(50), estimate: 500_000).count == 2)
+    // However low the estimate, one full packet per interval may still be repaired.
+    var starved = history()
+    #expect(starved.retransmissions(for: lost, now: at(50), rtt: .milliseconds(50), estimate: 10_000).count == 1)
+}
+
 @Test func keyframeRequestsAreCoalesced() {
     var c = KeyframeRequestCoalescer(window: .milliseconds(250))
     c.pictureLoss(now: at(0))

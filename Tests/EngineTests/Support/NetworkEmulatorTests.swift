@@ -50,6 +50,20 @@ import Testing
         #expect(arrivals.map(\.at) == (1...100).map { TransportTime.zero + .milliseconds(2) * $0 })
     }
 
+    @Test func aTokenBucketLetsABurstThroughBeforeTheRateApplies() {
+        // tbf's `burst`: 1000 bytes of tokens let the first ten 100-byte datagrams of a burst leave at once; the rest
+        // queue at the rate (2 ms each at 400 kbit/s). After a quiet spell the bucket is full again.
+        var link = EmulatedLink<[UInt8]>(LinkConditions(delay: .zero, bitsPerSecond: 400_000, burstBytes: 1000), seed: 1)
+        for _ in 0..<15 { link.send([UInt8](repeating: 0, count: 100), now: .zero) }
+        var arrivals: [TransportTime] = []
+        while let next = link.nextDelivery { arrivals += link.deliver(now: next).map { _ in next } }
+        #expect(arrivals.prefix(10).allSatisfy { $0 == .zero }, "\(arrivals)")
+        #expect(Array(arrivals.dropFirst(10)) == (1...5).map { TransportTime.zero + .milliseconds(2) * $0 })
+        let later = TransportTime.zero + .seconds(1)
+        for _ in 0..<10 { link.send([UInt8](repeating: 0, count: 100), now: later) }
+        #expect(link.deliver(now: later).count == 10, "the bucket refilled while the link was idle")
+    }
+
     @Test func eachDirectionHasItsOwnConditions() {
         var network = NetworkEmulator<[UInt8]>(seed: 5)
         network.bToA.conditions.cut = true

@@ -10,6 +10,12 @@ import EngineTransport
 ///   response time (RTT + 100 ms) near it, where the last overuse happened. It never grows beyond 1.5 × the
 ///   acknowledged rate + 10 kbit/s, so an encoder that does not use the rate cannot push the estimate up unchecked.
 /// - Underusing: hold (the queue is draining; growing now would refill it).
+/// - After a probe raised the rate (`raise(to:)`), a decrease within `probeTrust` starts from the probed rate (0.85 ×
+///   it) and lands no lower than the rate the probe started from: right after a jump the acknowledged rate is still
+///   what the sender made before it (its encoder is only ramping up), so 0.85 × it would cut far below a path that
+///   was just measured (on the bench: raised to 2.5 Mbit/s on a 2.5 Mbit/s link, the first frames at the new rate
+///   read as overuse, and the rate fell to 0.7 Mbit/s, from 1.07 before the probe). A probe a shaper's burst
+///   fooled costs one more decrease this way, from the acknowledged rate once the overshoot shows in it.
 struct AimdRateControl: Sendable {
     static let beta = 0.85
     static let multiplicativeIncreasePerSecond = 1.08
@@ -24,6 +30,9 @@ struct AimdRateControl: Sendable {
     /// Mean and variance of the acknowledged rate at decreases, kbit/s (the variance normalised by the mean).
     private var capacityKbps: Double?
     private var capacityVariance = 0.4
+    /// The rate a probe raised us from, and when.
+    private var raisedFrom: (rate: Int, at: TransportTime)?
+    static let probeTrust: Duration = .seconds(2)
 
     init(initial: Int, minimum: Int, maximum: Int) {
         self.minimum = minimum
@@ -31,11 +40,14 @@ struct AimdRateControl: Sendable {
         rate = min(max(initial, minimum), maximum)
     }
 
-    mutating func update(_ usage: BandwidthUsage, acknowledged: Int?, roundTrip: Duration, now: TransportTime) {
+    /// `feedbackDelay`: how long a change of rate takes to show in feedback (queueing and the feedback interval
+    /// included), which spaces decreases; `roundTrip` (the path's) sets the additive increase.
+    mutating func update(_ usage: BandwidthUsage, acknowledged: Int?, roundTrip: Duration, feedbackDelay: Duration = .zero,
+                         now: TransportTime) {
         let elapsed = lastUpdate.map { min(max(now - $0, .zero), .seconds(1)) } ?? .zero
         lastUpdate = now
         switch usage {
-        case .overusing: decrease(acknowledged: acknowledged, roundTrip: roundTrip, now: now)
+        case .overusing: decrease(acknowledged: acknowledged, roundTrip: max(roundTrip, feedbackDelay), now: now)
         case .underusing: break
         case .normal: increase(acknowledged: acknowledged, roundTrip: roundTrip, elapsed: elapsed)
         }
@@ -47,10 +59,15 @@ struct AimdRateControl: Sendable {
         if let last = lastDecrease, now - last < interval, !collapsed { return }
         let base = Double(acknowledged ?? rate)
         var next = Int(Self.beta * base)
+        // Right after a probe's raise the acknowledged rate is what was sent before it: no capacity is learnt from
+        // it, and the decrease starts from the rate the probe measured instead, never below where the probe started.
+        let sinceRaise = raisedFrom.flatMap { now - $0.at <= Self.probeTrust ? $0.rate : nil }
+        raisedFrom = nil
+        if let floor = sinceRaise { next = max(next, floor, Int(Self.beta * Double(rate))) }
         if next > rate { next = rate }   // a decrease never raises the rate (acknowledged can exceed it briefly)
         rate = min(max(next, minimum), maximum)
         lastDecrease = now
-        if let ack = acknowledged { learnCapacity(kbps: Double(ack) / 1000) }
+        if let ack = acknowledged, sinceRaise == nil { learnCapacity(kbps: Double(ack) / 1000) }
     }
 
     /// The link capacity learnt at decreases, bits per second (nil: none, or forgotten because more got through).
@@ -58,8 +75,9 @@ struct AimdRateControl: Sendable {
 
     /// A probe measured `bps` through the path: the rate starts from there, and the capacity learnt at earlier
     /// decreases no longer holds (the path just carried more).
-    mutating func raise(to bps: Int) {
+    mutating func raise(to bps: Int, now: TransportTime) {
         guard bps > rate else { return }
+        if raisedFrom.map({ now - $0.at > Self.probeTrust }) ?? true { raisedFrom = (rate, now) }
         rate = min(max(bps, minimum), maximum)
         capacityKbps = nil
     }

@@ -15,34 +15,43 @@ import EngineTransport
 ///   the estimate jumps above the link, and the overshoot fills the buffer. Measured on the bench: probing a full
 ///   500 kbit/s link every 2 s took its p95 from 81 to 321 ms with 4 % drops. libwebrtc probes periodically only
 ///   when application-limited too.
-/// - When the path has visibly widened on a full link: what arrives is 1.2 × the capacity learnt at the last
-///   decreases, with no queue building (`pathWidened`). Then a probe at 2 ×, and doubling while they succeed. Not
-///   fooled by a shaper's burst: a token bucket passes at most its size (4 KB, 64 kbit/s over the 500 ms the
-///   acknowledged rate spans, 13 % of a 500 kbit/s link) above the link's rate.
-/// - After a large drop (the rate fell below half of what it was before a run of decreases, within 3 s): a capacity
-///   drop overshoots, since the decreases act on a queue that keeps growing until the feedback shows them; the rate
-///   lands well under the new capacity and would climb back at 8 % a second. One probe at 2 ×, `interval` after the
-///   last decrease, measures the new capacity instead (libwebrtc probes after a large drop too).
+/// - When the path has visibly widened on a full link: what arrives is 1.1 × the capacity learnt at the last
+///   decreases, with no queue building (`pathWidened`). Then a probe at 1.5 × (the link was full a moment ago, and
+///   a probe at twice what it carried queues for its whole length), and doubling while they succeed. A token bucket
+///   passes at most its size above the link's rate over the 500 ms the acknowledged rate spans (4 KB: 6 % of
+///   1 Mbit/s, 13 % of 500 kbit/s), so on a slow link it can fake a widening: one probe at 1.5 × and a decrease.
+///   At 1.2 × the search after 1 → 2.5 Mbit/s began 4-5 s after the change on the bench, too late for RFC 8867.
+/// - After a large drop (the rate fell below half of what it was before a run of decreases, within 3 s), while the
+///   sender is application-limited: one probe at 2 ×, `interval` after the last decrease, within
+///   `recoveryWindow` (libwebrtc probes after a large drop only in ALR, too). On a full link the decreases from what
+///   arrives find the new capacity, and a probe there reads the shaper's bucket (on the bench: 2 × 0.2 Mbit/s
+///   probes read 0.5-0.8 Mbit/s of a 0.6 Mbit/s link, and the estimate overshot and fell back, several times).
 /// - Never while the detector sees overuse or underuse (a queue filling or draining would be measured, not the
 ///   path), never within `interval` of a decrease, never at the maximum.
 struct ProbeController: Sendable {
     static let startMultiplier = 3.0
     static let furtherMultiplier = 2.0
     static let periodicMultiplier = 1.5
+    static let widenedMultiplier = 1.5
     static let furtherShare = 0.9
     static let applicationLimitedShare = 0.75
     static let interval: Duration = .seconds(2)
     /// Looked at again after this when the detector was not `.normal`.
     static let recheck: Duration = .milliseconds(250)
 
+    /// Which kind of probe comes next: it sets the multiplier, and whether the sender must be application-limited.
+    private enum Step { case start, further, widened, periodic }
+
     private var nextAt: TransportTime?
-    private var multiplier = startMultiplier
+    private var step = Step.start
     private var pending: (id: Int, bitsPerSecond: Int, at: TransportTime)?
     private var lastDecrease: TransportTime?
     /// The rate before the current run of decreases, and when that run began.
     private var beforeDrop: (rate: Int, at: TransportTime)?
     /// A large drop happened: the next probe measures the new capacity whatever the sender uses.
-    private var recoveryDue = false
+    private var recoveryUntil: TransportTime?
+    /// How long after a large drop an application-limited sender still probes at the recovery multiplier.
+    static let recoveryWindow: Duration = .seconds(5)
     static let largeDropShare = 0.5
     static let dropRun: Duration = .seconds(3)
     private var nextId = 1
@@ -60,15 +69,20 @@ struct ProbeController: Sendable {
     mutating func poll(target: Int, maximum: Int, usage: BandwidthUsage, sentRate: Int?, now: TransportTime) -> ProbeCluster? {
         guard pending == nil, let at = nextAt, now >= at else { return nil }
         guard usage == .normal else { nextAt = now + Self.recheck; return nil }
-        if recoveryDue {
-            multiplier = Self.furtherMultiplier
-            recoveryDue = false
-        } else if multiplier == Self.periodicMultiplier {
+        let multiplier: Double
+        switch step {
+        case .start: multiplier = Self.startMultiplier
+        case .further: multiplier = Self.furtherMultiplier
+        case .widened: multiplier = Self.widenedMultiplier
+        case .periodic:
             guard let sent = sentRate, Double(sent) < Self.applicationLimitedShare * Double(target) else {
                 nextAt = now + Self.recheck
                 return nil
             }
+            let recovering = recoveryUntil.map { now <= $0 } ?? false
+            multiplier = recovering ? Self.furtherMultiplier : Self.periodicMultiplier
         }
+        recoveryUntil = nil
         let rate = min(Int(Double(target) * multiplier), maximum)
         guard rate > target else { nextAt = now + Self.interval; return nil }
         let cluster = ProbeCluster(id: nextId, bitsPerSecond: rate, startedAt: now)
@@ -84,11 +98,11 @@ struct ProbeController: Sendable {
         guard let p = pending, p.id == id else { return }
         pending = nil
         let cutSince = lastDecrease.map { $0 >= p.at } ?? false
-        if let got = bitsPerSecond, Double(got) >= Self.furtherShare * Double(p.bitsPerSecond), got < maximum, !cutSince {
-            multiplier = Self.furtherMultiplier
+        if let got = bitsPerSecond, Double(got) >= Self.furtherShare * Double(p.bitsPerSecond), p.bitsPerSecond < maximum, !cutSince {
+            step = .further
             nextAt = now
         } else {
-            multiplier = Self.periodicMultiplier
+            step = .periodic
             nextAt = now + Self.interval
         }
     }
@@ -96,20 +110,20 @@ struct ProbeController: Sendable {
     /// More than the learnt capacity got through without a queue: search upwards now.
     mutating func pathWidened(now: TransportTime) {
         guard pending == nil else { return }
-        multiplier = Self.furtherMultiplier
+        step = .widened
         nextAt = now
     }
 
     /// The delay-based rate was cut from `before` to `after`: the path is full; no probe for a while.
     mutating func onDecrease(from before: Int, to after: Int, now: TransportTime) {
-        multiplier = Self.periodicMultiplier
+        step = .periodic
         lastDecrease = now
         if beforeDrop.map({ now - $0.at > Self.dropRun }) ?? true { beforeDrop = (before, now) }
         if let start = beforeDrop, Double(after) < Self.largeDropShare * Double(start.rate) {
-            recoveryDue = true
+            recoveryUntil = now + Self.recoveryWindow
             beforeDrop = nil
         }
         // Postpone the next probe; after a large drop, schedule one if none was.
-        if pending == nil, nextAt != nil || recoveryDue { nextAt = max(nextAt ?? now, now + Self.interval) }
+        if pending == nil, nextAt != nil || recoveryUntil != nil { nextAt = max(nextAt ?? now, now + Self.interval) }
     }
 }

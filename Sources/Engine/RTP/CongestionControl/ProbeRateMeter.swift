@@ -1,6 +1,6 @@
 import EngineTransport
 /// The rate a probe got through the path, from transport feedback on its packets (docs/congestion-control.md §5):
-/// bytes over the spread of their arrivals, bounded by the rate they were sent at. The first packet to arrive
+/// bytes over the spread of their arrivals, bounded by the rate they were sent at and by the probe's own rate. The first packet to arrive
 /// only opens the receive interval and the last one sent only closes the send interval, so neither counts in the
 /// bytes of its own interval.
 ///
@@ -23,6 +23,8 @@ struct ProbeRateMeter: Sendable {
     private struct Tally: Sendable {
         var id: Int
         var started: TransportTime
+        /// The rate the probe's padding was paced at.
+        var bitsPerSecond: Int
         var packetsSent: Int?
         var reported = 0
         var received = 0
@@ -36,9 +38,9 @@ struct ProbeRateMeter: Sendable {
 
     private var tallies: [Tally] = []
 
-    mutating func started(id: Int, now: TransportTime) {
+    mutating func started(id: Int, bitsPerSecond: Int, now: TransportTime) {
         if tallies.count >= Self.maxClusters { tallies.removeFirst() }
-        tallies.append(Tally(id: id, started: now))
+        tallies.append(Tally(id: id, started: now, bitsPerSecond: bitsPerSecond))
     }
 
     mutating func sent(id: Int, packets: Int) {
@@ -81,7 +83,9 @@ struct ProbeRateMeter: Sendable {
         let sendRate = Double(t.sentBytes - lastSend.size) * 8 / (Double(sendSpread.nanoseconds) / 1e9)
         let receiveRate = Double(t.receivedBytes - firstArrival.size) * 8 / (Double(receiveSpread.nanoseconds) / 1e9)
         guard sendRate > 0, receiveRate > 0 else { return nil }
-        if receiveRate < limitedShare * sendRate { return Int(belowLimit * receiveRate) }
-        return Int(min(sendRate, receiveRate))
+        let measured = receiveRate < limitedShare * sendRate ? belowLimit * receiveRate : min(sendRate, receiveRate)
+        // Never more than the probe asked for: media sent meanwhile can take the packets out faster than the probe's
+        // rate, and a shaper's token bucket lets such a burst through untouched (the path did not show it more).
+        return Int(min(measured, Double(t.bitsPerSecond)))
     }
 }

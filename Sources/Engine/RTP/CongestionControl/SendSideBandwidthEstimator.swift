@@ -21,9 +21,11 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// What was sent outside probes over the last half second, for the probe controller's application-limited test.
     private var sentOutsideProbes = RateWindow(length: .milliseconds(500))
     private var firstStamp: TransportTime?
+    /// When the delay-based rate last decreased (`onFeedback`'s loss counting).
+    private var lastDecrease: TransportTime?
     /// The capacity AIMD learnt last, kept after AIMD forgets it, until the path is seen to carry `widenedShare` of it.
     private var lastLearntCapacity: Int?
-    static let widenedShare = 1.2
+    static let widenedShare = 1.1
     /// The probe being sent (between `probe(now:)` and `probeSent`), whose packets are stamped with its id.
     public private(set) var activeProbe: ProbeCluster?
     /// Probes whose result raised the estimate (for statistics and tests).
@@ -66,7 +68,7 @@ public struct SendSideBandwidthEstimator: Sendable {
               let cluster = probes.poll(target: target, maximum: maximum, usage: detector.usage, sentRate: sentRate(now: now),
                                         now: now) else { return nil }
         activeProbe = cluster
-        probeMeter.started(id: cluster.id, now: now)
+        probeMeter.started(id: cluster.id, bitsPerSecond: cluster.bitsPerSecond, now: now)
         return cluster
     }
 
@@ -90,12 +92,22 @@ public struct SendSideBandwidthEstimator: Sendable {
         feedbackReceived += 1
         let results = log.results(for: feedback)
         guard !results.isEmpty else { return }
-        var received = 0, lost = 0
+        var received = 0
+        var lossCounted = (received: 0, lost: 0)
         var latest: PacketGroups.Delta?
         for r in results {
             if let probe = r.sent.probe { probeMeter.add(r, cluster: probe) }
-            guard let arrival = r.arrival else { lost += 1; continue }
+            // The loss rule counts only packets sent after the last delay-based decrease: those in flight when it
+            // came are the congestion it already answered (after a capacity drop, the full buffer's losses are
+            // reported for a round trip and more after the rate came down, and cutting again for them took the
+            // rate to a third of the new capacity on the bench).
+            let counted = lastDecrease.map { r.sent.sentAt >= $0 } ?? true
+            guard let arrival = r.arrival else {
+                if counted { lossCounted.lost += 1 }
+                continue
+            }
             received += 1
+            if counted { lossCounted.received += 1 }
             acknowledged.add(arrival: arrival, bytes: r.sent.size)
             guard let delta = groups.add(sentAt: r.sent.sentAt, arrival: arrival) else { continue }
             latest = delta
@@ -103,14 +115,23 @@ public struct SendSideBandwidthEstimator: Sendable {
                 _ = detector.detect(trend: trend, sendDeltaMs: delta.sendMs, nowMs: delta.atMs)
             }
         }
+        // AIMD spaces its decreases by how long one takes to show in feedback: the youngest packet this feedback
+        // reports waited in the bottleneck's queue and for the feedback itself. An RTCP round trip leaves the queue
+        // out, and decreases every 10 ms while a 300 ms queue drained stacked up to a third of a dropped capacity on
+        // the bench.
+        let feedbackDelay = results.lazy.map { now - $0.sent.sentAt }.min() ?? .zero
         // One rate update per feedback message, on the detector's latest verdict (libwebrtc does the same).
         if latest != nil || received == 0 {
             let before = aimd.rate
             aimd.update(detector.usage, acknowledged: acknowledged.bitsPerSecond, roundTrip: roundTrip ?? .milliseconds(100),
-                        now: now)
-            if aimd.rate < before { probes.onDecrease(from: before, to: aimd.rate, now: now) }
+                        feedbackDelay: feedbackDelay, now: now)
+            if aimd.rate < before {
+                probes.onDecrease(from: before, to: aimd.rate, now: now)
+                lastDecrease = now
+            }
         }
-        loss.add(received: received, lost: lost, current: aimd.rate, queueGrowing: detector.usage == .overusing, now: now)
+        loss.add(received: lossCounted.received, lost: lossCounted.lost, current: aimd.rate,
+                 queueGrowing: detector.usage == .overusing, now: now)
         if let learnt = aimd.learntCapacity {
             lastLearntCapacity = learnt
         } else if let old = lastLearntCapacity, let ack = acknowledged.bitsPerSecond, detector.usage == .normal,
@@ -123,7 +144,7 @@ public struct SendSideBandwidthEstimator: Sendable {
             // A probe's rate is one the path just carried: the estimate jumps to it (never down: a probe that got
             // less through says nothing the delay detector does not). Not while a queue builds.
             if let rate = measured, rate > target, detector.usage != .overusing {
-                aimd.raise(to: rate)
+                aimd.raise(to: rate, now: now)
                 loss.raise(to: aimd.rate)
                 probesRaisingTarget += 1
             }

@@ -11,7 +11,7 @@ import EngineTransport
 ///
 /// The retransmission budget (`RTPLimits.retransmission*`): per `retransmissionInterval`, resent bytes
 /// stay below `retransmissionFloorBytes` plus `retransmissionShareOfSendRate` of what was sent over the
-/// last second (spread per interval). NACKs beyond it are not answered (counted in `overBudget`); the
+/// last second (spread per interval), and, with a send-side estimate, below half of it. NACKs beyond it are not answered (counted in `overBudget`); the
 /// receiver asks again or falls back to a keyframe request.
 public struct SendHistory: Sendable {
     private struct Entry: Sendable {
@@ -63,21 +63,31 @@ public struct SendHistory: Sendable {
         if let s = slotIndex { sentPerSlot[Int(s % Int64(Self.slots))] += bytes.count }
     }
 
-    /// Bytes retransmissions may use in one interval now.
-    public func budget(now: TransportTime) -> Int {
+    /// Bytes retransmissions may use in one interval now; `estimate` (bits per second, the send-side estimate when
+    /// there is one) caps it at `RTPLimits.retransmissionShareOfEstimate` of what the path is thought to carry.
+    public func budget(now: TransportTime, estimate: Int? = nil) -> Int {
         let lastSecond = sentPerSlot.reduce(0, +)
-        return RTPLimits.retransmissionFloorBytes + Int(Double(lastSecond) * RTPLimits.retransmissionShareOfSendRate) / Self.slots
+        let budget = RTPLimits.retransmissionFloorBytes
+            + Int(Double(lastSecond) * RTPLimits.retransmissionShareOfSendRate) / Self.slots
+        guard let estimate else { return budget }
+        let interval = Double(RTPLimits.retransmissionInterval.nanoseconds) / 1e9
+        let share = Double(max(estimate, 0)) * RTPLimits.retransmissionShareOfEstimate * interval / 8
+        return min(budget, max(Self.onePacket, Int(min(share, Double(budget)))))
     }
 
+    /// The least a capped budget still allows per interval: one full packet.
+    static let onePacket = 1200
+
     /// The packets to resend for a NACK, in the order asked.
-    public mutating func retransmissions(for sequences: [SequenceNumber], now: TransportTime, rtt: Duration) -> [[UInt8]] {
+    public mutating func retransmissions(for sequences: [SequenceNumber], now: TransportTime, rtt: Duration,
+                                         estimate: Int? = nil) -> [[UInt8]] {
         advance(to: now)
         let s = Self.slot(now)
         if budgetSlot != s {
             budgetSlot = s
             budgetSpent = 0
         }
-        let allowance = budget(now: now)
+        let allowance = budget(now: now, estimate: estimate)
         let spacing = max(rtt * 3 / 4, RTPLimits.minRetransmissionSpacing)
         var out: [[UInt8]] = []
         for seq in sequences {

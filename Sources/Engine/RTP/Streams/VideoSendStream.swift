@@ -106,8 +106,9 @@ public struct VideoSendStream: Sendable {
     }
 
     /// Takes the peer's RTCP; returns the retransmissions its NACKs ask for: the original packets,
-    /// same SSRC and sequence number (RTX, RFC 4588, is never negotiated).
-    public mutating func handleRTCP(_ packets: [RTCPPacket], now: TransportTime) -> [[UInt8]] {
+    /// same SSRC and sequence number (RTX, RFC 4588, is never negotiated). `estimate`: the transport's send-side
+    /// estimate, bits per second, which bounds them (`SendHistory`).
+    public mutating func handleRTCP(_ packets: [RTCPPacket], estimate: Int? = nil, now: TransportTime) -> [[UInt8]] {
         var resend: [[UInt8]] = []
         let me = configuration.ssrc
         for packet in packets {
@@ -117,7 +118,8 @@ public struct VideoSendStream: Sendable {
             case .senderReport(let sr):
                 for b in sr.reportBlocks where b.ssrc == me { take(b, now: now) }
             case .nack(let nack) where nack.mediaSSRC == me:
-                let packets = history.retransmissions(for: nack.lostSequenceNumbers, now: now, rtt: roundTripTime)
+                let packets = history.retransmissions(for: nack.lostSequenceNumbers, now: now, rtt: roundTripTime,
+                                                          estimate: estimate)
                 for p in packets { statistics.recordRetransmission(size: p.count, now: now) }
                 resend += packets
             case .pictureLossIndication(let pli) where pli.mediaSSRC == me:
