@@ -10,8 +10,8 @@ import EngineTransport
 ///   response time (RTT + 100 ms) near it, where the last overuse happened. It never grows beyond 1.5 × the
 ///   acknowledged rate + 10 kbit/s, so an encoder that does not use the rate cannot push the estimate up unchecked.
 /// - Underusing: hold (the queue is draining; growing now would refill it).
-/// - After a probe raised the rate (`raise(to:)`), a decrease within `probeTrust` starts from the probed rate (0.85 ×
-///   it) and lands no lower than the rate the probe started from: right after a jump the acknowledged rate is still
+/// - After a probe raised the rate (`raise(to:)`), decreases within `probeTrust` start from the rate (0.85 × it each
+///   time, not 0.85 × what was acknowledged) and land no lower than the rate the probe started from: right after a jump the acknowledged rate is still
 ///   what the sender made before it (its encoder is only ramping up), so 0.85 × it would cut far below a path that
 ///   was just measured (on the bench: raised to 2.5 Mbit/s on a 2.5 Mbit/s link, the first frames at the new rate
 ///   read as overuse, and the rate fell to 0.7 Mbit/s, from 1.07 before the probe). A probe a shaper's burst
@@ -62,7 +62,7 @@ struct AimdRateControl: Sendable {
         // Right after a probe's raise the acknowledged rate is what was sent before it: no capacity is learnt from
         // it, and the decrease starts from the rate the probe measured instead, never below where the probe started.
         let sinceRaise = raisedFrom.flatMap { now - $0.at <= Self.probeTrust ? $0.rate : nil }
-        raisedFrom = nil
+        if sinceRaise == nil { raisedFrom = nil }
         if let floor = sinceRaise { next = max(next, floor, Int(Self.beta * Double(rate))) }
         if next > rate { next = rate }   // a decrease never raises the rate (acknowledged can exceed it briefly)
         rate = min(max(next, minimum), maximum)
