@@ -317,11 +317,15 @@ func theCapacityScheduleThroughAShaperIsFollowed(seed: UInt64) {
     aimd.update(.overusing, acknowledged: 800_000, roundTrip: .milliseconds(50), now: t0 + .milliseconds(500))
     #expect(aimd.rate == 2_125_000)
     #expect(aimd.learntCapacity == nil, "the acknowledged rate from before the raise says nothing about the path")
-    // A probe a shaper fooled (it measured 1.2 Mbit/s on a 1 Mbit/s link): never below where it started either.
+    // A probe a shaper fooled: 0.85 × where it started bounds the fall (the start itself may have been the link).
     var fooled = AimdRateControl(initial: 1_000_000, minimum: 50_000, maximum: 2_500_000)
     fooled.raise(to: 1_100_000, now: t0)
     fooled.update(.overusing, acknowledged: 700_000, roundTrip: .milliseconds(50), now: t0 + .milliseconds(300))
-    #expect(fooled.rate == 1_000_000)
+    #expect(fooled.rate == 935_000)
+    for ms in stride(from: 600, through: 1800, by: 300) {
+        fooled.update(.overusing, acknowledged: 700_000, roundTrip: .milliseconds(50), now: t0 + .milliseconds(ms))
+    }
+    #expect(fooled.rate == 850_000)
     // The encoder is still ramping up 300 ms later: a second decrease steps down from the rate again.
     aimd.update(.overusing, acknowledged: 1_600_000, roundTrip: .milliseconds(50), now: t0 + .milliseconds(800))
     #expect(aimd.rate == 1_806_250)

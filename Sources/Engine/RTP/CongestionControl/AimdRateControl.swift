@@ -3,19 +3,21 @@ import EngineTransport
 /// The delay-based rate (gcc-02 §5.5; docs/congestion-control.md): additive-increase, multiplicative-decrease driven
 /// by the overuse detector.
 ///
-/// - Overusing: the rate drops to `beta` (0.85) of what the receiver acknowledged, at most once per round trip
-///   (clamped to 10...200 ms) unless the acknowledged rate fell below half of ours; the acknowledged rate at a
-///   decrease is remembered as the link capacity (a running mean and variance).
+/// - Overusing: the rate drops to `beta` (0.85) of what the receiver acknowledged, at most once per response time
+///   (the larger of the round trip and the feedback delay, clamped to 10...200 ms) unless the acknowledged rate fell
+///   below half of ours; the acknowledged rate at a decrease is remembered as the link capacity (a running mean and
+///   variance).
 /// - Normal: the rate grows, by 8 % a second while far from any capacity seen, and by about one packet per
 ///   response time (RTT + 100 ms) near it, where the last overuse happened. It never grows beyond 1.5 × the
 ///   acknowledged rate + 10 kbit/s, so an encoder that does not use the rate cannot push the estimate up unchecked.
 /// - Underusing: hold (the queue is draining; growing now would refill it).
-/// - After a probe raised the rate (`raise(to:)`), decreases within `probeTrust` start from the rate (0.85 × it each
-///   time, not 0.85 × what was acknowledged) and land no lower than the rate the probe started from: right after a jump the acknowledged rate is still
-///   what the sender made before it (its encoder is only ramping up), so 0.85 × it would cut far below a path that
-///   was just measured (on the bench: raised to 2.5 Mbit/s on a 2.5 Mbit/s link, the first frames at the new rate
-///   read as overuse, and the rate fell to 0.7 Mbit/s, from 1.07 before the probe). A probe a shaper's burst
-///   fooled costs one more decrease this way, from the acknowledged rate once the overshoot shows in it.
+/// - After a probe raised the rate (`raise(to:)`), decreases within `probeTrust` step down from the rate (0.85 × it
+///   each time, not 0.85 × what was acknowledged), no lower than 0.85 × the rate the probe started from, and learn
+///   no capacity: right after a jump the acknowledged rate is still what the sender made before it (its encoder is
+///   ramping up), so 0.85 × it would cut far below a path that was just measured (on the bench: raised to
+///   2.5 Mbit/s on a 2.5 Mbit/s link, the first frames at the new rate read as overuse, and the rate fell to
+///   0.7 Mbit/s, from 1.07 before the probe). The bound is below the starting rate because that rate may itself be
+///   where the queue began: holding it kept a 500 kbit/s link's queue full for the 2 s.
 struct AimdRateControl: Sendable {
     static let beta = 0.85
     static let multiplicativeIncreasePerSecond = 1.08
@@ -63,7 +65,7 @@ struct AimdRateControl: Sendable {
         // it, and the decrease starts from the rate the probe measured instead, never below where the probe started.
         let sinceRaise = raisedFrom.flatMap { now - $0.at <= Self.probeTrust ? $0.rate : nil }
         if sinceRaise == nil { raisedFrom = nil }
-        if let floor = sinceRaise { next = max(next, floor, Int(Self.beta * Double(rate))) }
+        if let from = sinceRaise { next = max(next, Int(Self.beta * Double(from)), Int(Self.beta * Double(rate))) }
         if next > rate { next = rate }   // a decrease never raises the rate (acknowledged can exceed it briefly)
         rate = min(max(next, minimum), maximum)
         lastDecrease = now
