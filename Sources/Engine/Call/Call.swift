@@ -235,7 +235,8 @@ private final class CallEventLoop {
         /// Which encoding this peer receives (`EncodingPlan`); after a switch, frames wait for that encoding's
         /// keyframe, since the peer's decoder has none of the frames the new encoding's deltas refer to.
         var layer = EncodingPlan.Layer.full
-        var awaitingKeyframe = false
+        /// A new peer's video starts at a keyframe too.
+        var awaitingKeyframe = true
         var samples: [Int16] { media.recentSamples }
 
         init(id: RemotePeerID, connection: PeerConnection, sockets: [UdpSocket], media: RemoteMedia, createdAt: Double) {
@@ -506,7 +507,13 @@ private final class CallEventLoop {
         for peer in peers.values where peer.connection.state == .connected {
             switch item {
             case .video(let frame, let layer):
-                guard peer.layer == layer, !(peer.awaitingKeyframe && !frame.isKeyframe) else { continue }
+                guard peer.layer == layer else { continue }
+                if peer.awaitingKeyframe && !frame.isKeyframe {
+                    // The keyframe asked for at DTLS time may have come before the peer counted as connected (and
+                    // was not sent to it); keyframes come only on request, so ask again.
+                    call.media.requestKeyframe(layer: layer)
+                    continue
+                }
                 peer.awaitingKeyframe = false
                 feed(peer, .command(.sendVideo(frame)))
             case .audio(let packet, let isDTX): feed(peer, .command(.sendAudio(packet: packet, isDTX: isDTX)))
