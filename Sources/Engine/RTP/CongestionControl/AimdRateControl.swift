@@ -62,7 +62,7 @@ struct AimdRateControl: Sendable {
         let base = Double(acknowledged ?? rate)
         var next = Int(Self.beta * base)
         // Right after a probe's raise the acknowledged rate is what was sent before it: no capacity is learnt from
-        // it, and the decrease starts from the rate the probe measured instead, never below where the probe started.
+        // it, and the decrease steps down from the rate instead, no lower than 0.85 × where the probe started.
         let sinceRaise = raisedFrom.flatMap { now - $0.at <= Self.probeTrust ? $0.rate : nil }
         if sinceRaise == nil { raisedFrom = nil }
         if let from = sinceRaise { next = max(next, Int(Self.beta * Double(from)), Int(Self.beta * Double(rate))) }

@@ -94,9 +94,11 @@ public struct SendSideBandwidthEstimator: Sendable {
         guard !results.isEmpty else { return }
         var received = 0
         var lossCounted = (received: 0, lost: 0)
+        var youngestSent = results[0].sent.sentAt
         var latest: PacketGroups.Delta?
         for r in results {
             if let probe = r.sent.probe { probeMeter.add(r, cluster: probe) }
+            youngestSent = max(youngestSent, r.sent.sentAt)
             // The loss rule counts only packets sent after the last delay-based decrease: those in flight when it
             // came are the congestion it already answered (after a capacity drop, the full buffer's losses are
             // reported for a round trip and more after the rate came down, and cutting again for them took the
@@ -119,7 +121,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         // reports waited in the bottleneck's queue and for the feedback itself. An RTCP round trip leaves the queue
         // out, and decreases every 10 ms while a 300 ms queue drained stacked up to a third of a dropped capacity on
         // the bench.
-        let feedbackDelay = results.lazy.map { now - $0.sent.sentAt }.min() ?? .zero
+        let feedbackDelay = now - youngestSent
         // One rate update per feedback message, on the detector's latest verdict (libwebrtc does the same).
         if latest != nil || received == 0 {
             let before = aimd.rate

@@ -72,7 +72,7 @@ public struct SendHistory: Sendable {
         guard let estimate else { return budget }
         let interval = Double(RTPLimits.retransmissionInterval.nanoseconds) / 1e9
         let share = Double(max(estimate, 0)) * RTPLimits.retransmissionShareOfEstimate * interval / 8
-        return min(budget, max(Self.onePacket, Int(min(share, Double(budget)))))
+        return max(Self.onePacket, Int(min(share, Double(budget))))   // the floor keeps budget above one packet
     }
 
     /// The least a capped budget still allows per interval: one full packet.
