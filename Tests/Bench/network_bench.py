@@ -31,7 +31,11 @@ Measured for the A → B direction over the measuring window (25 s after a 10 s 
 - on the schedule: for each capacity change, the seconds until A's sending rate (1 s windows on tc's counters) is
   within 15 % of the new capacity, and "—" when it never is within the phase.
 
-Usage: network_bench.py CONFTUI_BIN [--only ROW] [--paths a,b,c]   (as root; skips with a note otherwise)
+With `--repeat N` every row runs N times, the rows of a path taking turns (so a slow spell of the machine falls on
+all of them), and the table gives each figure's median over the runs with the p95's range beside it: a single run's
+p95 scatters by 2-3 ×, Chromium's own rows included, which is larger than most differences worth measuring.
+
+Usage: network_bench.py CONFTUI_BIN [--only ROW] [--paths a,b,c] [--repeat N]   (as root; skips with a note otherwise)
 """
 from __future__ import annotations
 
@@ -313,6 +317,7 @@ def main() -> int:
     parser.add_argument("--only", choices=ROWS, action="append")
     parser.add_argument("--paths", default="a,b,c")
     parser.add_argument("--size", default="640x480", help="picture size every sender sends (WxH)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each row; the table gives medians")
     parser.add_argument("--clip", default=str(pathlib.Path(os.environ.get("CONFTUI_CLIPS", HERE.parent.parent / ".build" / "clips"))
                                               / "talkhead_noise.y4m"))
     args = parser.parse_args()
@@ -330,31 +335,76 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="conftui-netbench-") as tmp:
         for path in args.paths.split(","):
-            for row in args.only or ROWS:
-                workdir = pathlib.Path(tmp) / f"{path}-{ROWS.index(row)}"
-                workdir.mkdir()
-                try:
-                    results.append(run_row(row, path, args.binary, clip, args.size, workdir))
-                except Exception as error:
-                    results.append({"row": row, "path": PATHS[path][0], "error": str(error)[:200]})
-                r = results[-1]
-                print(f"  {r['path']:<20} {r['row']:<18} " + (r["error"] if "error" in r else
-                      f"util {r['utilisation']:.0%} drops {r['drops']:.1%} fps {r['fps']:.1f} freezes {r['freezes']} "
-                      f"rtt p50 {fmt(r['p50'], '{:.0f}')} p95 {fmt(r['p95'], '{:.0f}')} ms "
-                      f"estimate {fmt(r['estimate'], '{:.0f}')} probes {fmt(r['sender_probes'], '{}')} media {r['media']}"
-                      + (f" reach {r['reach']} series {r['series']}" if "reach" in r else "")
-                      + (f" ({r['notes']})" if r.get("notes") else "")), flush=True)
+            for attempt in range(max(1, args.repeat)):
+                for row in args.only or ROWS:
+                    workdir = pathlib.Path(tmp) / f"{path}-{ROWS.index(row)}-{attempt}"
+                    workdir.mkdir()
+                    try:
+                        results.append(run_row(row, path, args.binary, clip, args.size, workdir))
+                    except Exception as error:
+                        results.append({"row": row, "path": PATHS[path][0], "error": str(error)[:200]})
+                    print_run(results[-1])
     print()
+    print_table(median_rows(results), args.repeat)
+    return 0
+
+
+def print_run(r: dict) -> None:
+    print(f"  {r['path']:<20} {r['row']:<18} " + (r["error"] if "error" in r else
+          f"util {r['utilisation']:.0%} drops {r['drops']:.1%} fps {r['fps']:.1f} freezes {r['freezes']} "
+          f"rtt p50 {fmt(r['p50'], '{:.0f}')} p95 {fmt(r['p95'], '{:.0f}')} ms "
+          f"estimate {fmt(r['estimate'], '{:.0f}')} probes {fmt(r['sender_probes'], '{}')} media {r['media']}"
+          + (f" reach {r['reach']} series {r['series']}" if "reach" in r else "")
+          + (f" ({r['notes']})" if r.get("notes") else "")), flush=True)
+
+
+def median_or_none(values: list):
+    """The median of the values; a reach time never met (None) counts as longer than any that was, and a median
+    that falls on one is None too."""
+    if not values:
+        return None
+    ordered = sorted(values, key=lambda v: (v is None, v or 0))
+    middle = ordered[(len(ordered) - 1) // 2:len(ordered) // 2 + 1]
+    return None if None in middle else sum(middle) / len(middle)
+
+
+def median_rows(results: list[dict]) -> list[dict]:
+    """One row per (path, peers) in first-run order: the median of each figure over its runs that did not fail, the
+    p95's range over them, and how many failed."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in results:
+        groups.setdefault((r["path"], r["row"]), []).append(r)
+    rows = []
+    for (path, row), runs in groups.items():
+        ok = [r for r in runs if "error" not in r]
+        if not ok:
+            rows.append(runs[0])
+            continue
+        merged = {"path": path, "row": row, "runs": len(ok), "failed": len(runs) - len(ok)}
+        for key in ("utilisation", "drops", "fps", "freezes", "p50", "p95"):
+            merged[key] = median_or_none([r[key] for r in ok if r[key] is not None])
+        p95s = [r["p95"] for r in ok if r["p95"] is not None]
+        merged["p95_range"] = (min(p95s), max(p95s)) if p95s else None
+        if "reach" in ok[0]:
+            merged["reach"] = [median_or_none([r["reach"][i] for r in ok]) for i in range(len(ok[0]["reach"]))]
+        rows.append(merged)
+    return rows
+
+
+def print_table(rows: list[dict], repeat: int) -> None:
+    if repeat > 1:
+        print(f"Medians over {repeat} runs of each row (p95's range over the runs in brackets).")
     print("| path | peers (A → B) | utilisation | queue drops | fps at B | freezes | probe RTT p50 / p95 | within 15 % of 2.5 / 0.6 / 1 Mbit/s after |")
     print("|---|---|---|---|---|---|---|---|")
-    for r in results:
+    for r in rows:
         if "error" in r:
             print(f"| {r['path']} | {r['row']} | failed: {r['error']} | | | | | |")
             continue
         reach = " / ".join(fmt(x, "{:.0f} s") for x in r["reach"]) if "reach" in r else ""
-        print(f"| {r['path']} | {r['row']} | {r['utilisation']:.0%} | {r['drops']:.1%} | {r['fps']:.1f} | {r['freezes']} | "
-              f"{fmt(r['p50'], '{:.0f}')} / {fmt(r['p95'], '{:.0f}')} ms | {reach} |")
-    return 0
+        spread = f" ({r['p95_range'][0]:.0f}-{r['p95_range'][1]:.0f})" if repeat > 1 and r.get("p95_range") else ""
+        failed = f" ({r['failed']} of {r['runs'] + r['failed']} runs failed)" if r.get("failed") else ""
+        print(f"| {r['path']} | {r['row']}{failed} | {r['utilisation']:.0%} | {r['drops']:.1%} | {r['fps']:.1f} | "
+              f"{r['freezes']} | {fmt(r['p50'], '{:.0f}')} / {fmt(r['p95'], '{:.0f}')}{spread} ms | {reach} |")
 
 
 if __name__ == "__main__":
