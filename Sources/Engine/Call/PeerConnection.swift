@@ -442,7 +442,8 @@ public final class PeerConnection {
         }
         // Whatever leaves during a probe is part of it (an unstamped packet is never reported, so such a probe
         // measures nothing, but it still ends).
-        if probe != nil { probe!.bytes += packet.count; probe!.packets += 1 }
+        // Counted as the estimator counts it, on the wire: a probe's rate is one the path must carry.
+        if probe != nil { probe!.bytes += packet.count + SendSideBandwidthEstimator.transportOverheadBytes; probe!.packets += 1 }
         feedTransport(.command(.sendRTP(packet)), now: now)
     }
 
@@ -587,16 +588,20 @@ public final class PeerConnection {
     static let maximumSendBitrate = 2_500_000
     /// What the audio takes of the estimate: Opus at 32 kbit/s plus RTP, SRTP and UDP/IP headers at 50 packets a second.
     static let audioShare = 48_000
+    /// What of the video's share of the estimate the encoder may fill: the estimate counts every packet on the wire
+    /// (`SendSideBandwidthEstimator.transportOverheadBytes`), and a full video packet carries about 62 bytes of RTP
+    /// header, extensions, SRTP tag and UDP/IP besides its 1200-byte payload (a low rate's smaller packets a little more).
+    static let videoPayloadShare = 0.95
     /// The least video the estimate path asks of the encoder (VP8 still gives a picture, at the low encoding's size).
     static let minimumVideoBitrate = 30_000
 
     /// What the peer's feedback allows for our video, bits per second; nil before video is negotiated. With transport
-    /// feedback: the send-side estimate less the audio's share (and under any REMB the peer sends); without: the
-    /// video stream's loss and REMB controller.
+    /// feedback: the send-side estimate less the audio's share and the video's headers (and under any REMB the peer
+    /// sends); without: the video stream's loss and REMB controller.
     public var targetVideoBitrate: Int? {
         guard let videoSend else { return nil }
         guard let estimate = sendEstimator?.target else { return videoSend.targetBitrate }
-        let video = estimate - (audioSend == nil ? 0 : Self.audioShare)
+        let video = Int(Double(estimate - (audioSend == nil ? 0 : Self.audioShare)) * Self.videoPayloadShare)
         return min(max(video, Self.minimumVideoBitrate), videoSend.rate.maximum, videoSend.rate.rembCap ?? Int.max)
     }
 

@@ -4,14 +4,19 @@ import Testing
 @testable import EngineTransport
 
 // The send-side estimator on a virtual clock (docs/congestion-control.md): a sender that encodes 15 frames a second
-// at the estimator's target and sends each frame's packets (at most 1200 bytes) through the pacer, a bottleneck with the
+// at the video's share of the estimator's target (as `PeerConnection` gives it) and sends each frame's packets (at most
+// 1200 bytes) through the pacer, 50 small audio packets a second beside them, a bottleneck that counts each packet's
+// headers down to Ethernet's (as tbf on a veth does) with the
 // buffer of a home router (300 ms, like tbf's `latency`: loss comes only once that queue is full), a receiver that
 // reports every 50 ms, and feedback that comes back over a clean 20 ms link. Seconds of call run in milliseconds.
 
 private struct SimulatedPacket: EmulatedDatagram {
     var sequence: UInt16
     var sentAt: TransportTime
-    var byteCount: Int
+    /// The RTP packet's bytes.
+    var size: Int
+    /// What the bottleneck counts: the RTP packet, SRTP's tag, UDP, IPv4 and Ethernet headers.
+    var byteCount: Int { size + 10 + 8 + 20 + 14 }
 }
 
 private struct CallSimulation {
@@ -24,6 +29,7 @@ private struct CallSimulation {
     var now = TransportTime(nanoseconds: 1_000_000_000)
     var nextFrame = TransportTime(nanoseconds: 1_000_000_000)
     var nextFeedback = TransportTime(nanoseconds: 1_050_000_000)
+    var nextAudio = TransportTime(nanoseconds: 1_000_000_000)
     /// (arrival, queueing delay in ms, bytes) of every packet delivered.
     var delivered: [(at: TransportTime, queueMs: Double, bytes: Int)] = []
     /// (time, target) once per frame.
@@ -38,6 +44,12 @@ private struct CallSimulation {
     var pacer = PacketPacer()
     /// conftui's frame rate.
     static let frameRate = 15
+    /// Opus at 32 kbit/s in 20 ms packets: 80 bytes of payload under a 12-byte header and 8 of extensions.
+    static let audioPacket = 100
+    static let audioInterval: Duration = .milliseconds(20)
+    /// `PeerConnection.audioShare` and `videoPayloadShare`: what the encoder gets of the target.
+    static let audioShare = 48_000
+    static let videoPayloadShare = 0.95
 
     init(capacity: Int, seed: UInt64) {
         link = EmulatedLink(LinkConditions(delay: Self.oneWay, bitsPerSecond: capacity, maxQueueDelay: .milliseconds(300)),
@@ -57,18 +69,23 @@ private struct CallSimulation {
                 nextFrame = nextFrame + .nanoseconds(1_000_000_000 / Int64(Self.frameRate))
                 let target = estimator.target
                 targets.append((now, target))
-                var frameBytes = min(target, encoderCap ?? target) / Self.frameRate / 8
+                let video = max(Int(Double(target - Self.audioShare) * Self.videoPayloadShare), 30_000)
+                var frameBytes = min(video, encoderCap ?? video) / Self.frameRate / 8
                 while frameBytes > 0 {
                     let size = min(frameBytes, 1200)
                     frameBytes -= size
                     pacer.enqueue([UInt8](repeating: 0, count: size), now: now)
                 }
             }
+            if now >= nextAudio {
+                nextAudio = nextAudio + Self.audioInterval
+                send(size: Self.audioPacket)
+            }
             pacer.rate = Int(PacketPacer.factor * Double(estimator.target))
             for packet in pacer.poll(now: now) { send(size: packet.count) }
             if probing, probe == nil, let cluster = estimator.probe(now: now) { probe = (cluster, 0, 0) }
             if let cluster = probe?.cluster {
-                while probe!.bytes < cluster.bytesDue(now: now) { send(size: ProbeCluster.paddingBytes + 40) }
+                while probe!.bytes < cluster.bytesDue(now: now) { send(size: ProbeCluster.paddingBytes + 30) }
                 if probe!.bytes >= cluster.bytes {
                     estimator.probeSent(packets: probe!.packets)
                     probe = nil
@@ -91,8 +108,8 @@ private struct CallSimulation {
 
     mutating func send(size: Int) {
         let sequence = estimator.stamp(size: size, now: now)
-        link.send(SimulatedPacket(sequence: sequence, sentAt: now, byteCount: size), now: now)
-        if probe != nil { probe!.bytes += size; probe!.packets += 1 }
+        link.send(SimulatedPacket(sequence: sequence, sentAt: now, size: size), now: now)
+        if probe != nil { probe!.bytes += size + SendSideBandwidthEstimator.transportOverheadBytes; probe!.packets += 1 }
     }
 
     func seconds(_ s: Double) -> TransportTime { TransportTime(nanoseconds: 1_000_000_000 + Int64(s * 1e9)) }
@@ -212,18 +229,18 @@ private func applicationLimitedSenderOnAWideningPath(probing: Bool) -> CallSimul
     sim.run(until: sim.seconds(35))
     sim.capacity = 1_000_000
     sim.run(until: sim.seconds(42))
-    // From 0.6 back to 1 Mbit/s the search starts once 10 % more than the capacity learnt at 0.6 gets through, which
-    // growth from the sawtooth's low point (a decrease came 1 s after the change here) takes 3-4 s to show, and the
-    // probe's own queue costs a decrease: 7 s here, where the schedule test's seeds take under 5 (2-10 s on the
-    // bench, Chromium 5-6 s).
-    #expect(sim.secondsToReach(1_000_000, after: 35, within: 7) != nil, "\(sim.summary)")
+    // From 0.6 back to 1 Mbit/s the search starts once 10 % more than the capacity learnt at 0.6 has got through for
+    // long enough that a shaper's bucket cannot explain it (0.6 s more at 0.56 Mbit/s learnt): within RFC 8867's 5 s
+    // (Chromium took 5-6 s on the bench).
+    #expect(sim.secondsToReach(1_000_000, after: 35, within: 5) != nil, "\(sim.summary)")
     #expect(sim.queueDelay(from: 37, to: 40, percentile: 0.95) <= 150, "\(sim.summary)")
 }
 
 @Test func withoutProbesAnApplicationLimitedEstimateStaysNearWhatItSends() {
     // The same sender and path with the probes ignored: what the test above owes to them.
     let sim = applicationLimitedSenderOnAWideningPath(probing: false)
-    #expect(sim.target(at: 30) <= 1_000_000, "\(sim.summary)")
+    // AIMD stops at 1.5 × what arrives: the 600 kbit/s of video with its headers and the audio, about 690 kbit/s.
+    #expect(sim.target(at: 30) <= 1_200_000, "\(sim.summary)")
 }
 
 @Test func theStartProbeFindsThePathInSeconds() {
@@ -241,6 +258,19 @@ private func applicationLimitedSenderOnAWideningPath(probing: Bool) -> CallSimul
     #expect(sim.estimator.probesSent >= 1 && sim.estimator.probesSent <= 3, "\(sim.estimator.probesSent) probes")
     #expect(sim.queueDelay(from: 10, to: 30, percentile: 0.95) <= 100, "\(sim.summary)")
     #expect(sim.throughput(from: 10, to: 30) / 500_000 >= 0.8, "\(sim.summary)")
+}
+
+@Test(arguments: [300_000, 500_000] as [Int])
+func aFullSlowLinkBehindATokenBucketIsNotSearched(capacity: Int) {
+    // tbf's 4 KB bucket passes a burst above the rate after every quiet spell, and the sawtooth's decreases make
+    // those spells: over one 500 ms window of the acknowledged rate that reads as 13 % more than a 500 kbit/s link
+    // (21 % of 300 kbit/s). Taken for a widened path, each costs a probe and a decrease (the bench's 500 kbit/s p95).
+    var sim = CallSimulation(capacity: capacity, seed: 12)
+    sim.link.conditions.burstBytes = 4000
+    sim.run(until: sim.seconds(60))
+    #expect(sim.estimator.probesSent <= 3, "\(sim.estimator.probesSent) probes: \(sim.summary)")
+    #expect(sim.queueDelay(from: 10, to: 60, percentile: 0.95) <= 100, "\(sim.summary)")
+    #expect(sim.throughput(from: 10, to: 60) / Double(capacity) >= 0.8, "\(sim.summary)")
 }
 
 @Test func forgedFeedbackNeitherTrapsNorGrowsState() {
@@ -351,3 +381,4 @@ func theCapacityScheduleThroughAShaperIsFollowed(seed: UInt64) {
     let results = meter.takeResults(now: t0 + .milliseconds(100))
     #expect(results.count == 1 && results.first?.bitsPerSecond == 1_000_000, "\(results)")
 }
+

@@ -4,7 +4,9 @@ import EngineTransport
 /// by the overuse detector.
 ///
 /// - Overusing: the rate drops to `beta` (0.85) of what the receiver acknowledged, at most once per response time
-///   (the larger of the round trip and the feedback delay, clamped to 10...200 ms) unless the acknowledged rate fell
+///   (the larger of the round trip and the feedback delay, plus a frame interval, clamped to 10...200 ms: a second
+///   decrease 50 ms after the first, before the encoder's next frame had carried the new rate, took a 2.3 Mbit/s
+///   probe result to 1.68 on the virtual clock) unless the acknowledged rate fell
 ///   below half of ours; the acknowledged rate at a decrease is remembered as the link capacity (a running mean and
 ///   variance).
 /// - Normal: the rate grows, by 8 % a second while far from any capacity seen, and by about one packet per
@@ -35,6 +37,9 @@ struct AimdRateControl: Sendable {
     /// The rate a probe raised us from, and when.
     private var raisedFrom: (rate: Int, at: TransportTime)?
     static let probeTrust: Duration = .seconds(2)
+    /// A new rate reaches the path with the encoder's next frame, up to one frame interval later (conftui encodes 15
+    /// frames a second): until then, and until that frame's feedback is back, the overuse seen is the old rate's.
+    static let frameInterval: Duration = .milliseconds(67)
 
     init(initial: Int, minimum: Int, maximum: Int) {
         self.minimum = minimum
@@ -56,7 +61,7 @@ struct AimdRateControl: Sendable {
     }
 
     private mutating func decrease(acknowledged: Int?, roundTrip: Duration, now: TransportTime) {
-        let interval = min(max(roundTrip, .milliseconds(10)), .milliseconds(200))
+        let interval = min(max(roundTrip + Self.frameInterval, .milliseconds(10)), .milliseconds(200))
         let collapsed = acknowledged.map { $0 < rate / 2 } ?? false
         if let last = lastDecrease, now - last < interval, !collapsed { return }
         let base = Double(acknowledged ?? rate)

@@ -16,8 +16,10 @@ public struct ProbeCluster: Sendable, Equatable {
     public static let minimumPackets = 5
     /// A padding-only packet's padding: the RTP padding count is one byte (RFC 3550 §5.1), so at most 255 bytes.
     public static let paddingBytes = 255
-    /// The RTP header with its extensions and the SRTP tag, about, for sizing a probe in packets.
-    static let packetOverhead = 40
+    /// A padding packet's bytes on the wire beyond its padding: the RTP header with its extensions (about 30) and
+    /// what the estimator counts for SRTP, UDP and IP (`SendSideBandwidthEstimator.transportOverheadBytes`), for
+    /// sizing a probe in packets. The caller counts the same per packet sent.
+    static let packetOverhead = 30 + SendSideBandwidthEstimator.transportOverheadBytes
 
     init(id: Int, bitsPerSecond: Int, startedAt: TransportTime) {
         self.id = id

@@ -16,13 +16,14 @@ import EngineTransport
 ///   500 kbit/s link every 2 s took its p95 from 81 to 321 ms with 4 % drops. libwebrtc probes periodically only
 ///   when application-limited too.
 /// - When the path has visibly widened on a full link: what arrives is 1.1 × the capacity learnt at the last
-///   decreases, with no queue building (`pathWidened`). Then a probe at 1.5 × (the link was full a moment ago, and
-///   a probe at twice what it carried queues for its whole length), and doubling while they succeed. At 1.2 × the
-///   search after 1 → 2.5 Mbit/s began 4-5 s after the change on the bench, too late for RFC 8867's 5 s. The cost:
-///   a token bucket passes its size above the link's rate over the 500 ms the acknowledged rate spans (4 KB: 6 % of
-///   1 Mbit/s, 13 % of 500 kbit/s), so on a slow full link the test is sometimes met with nothing widened, and that
-///   false search costs one probe at 1.5 × and a decrease (on the bench's 500 kbit/s path, conftui↔conftui's p95
-///   was 78-150 ms over several runs, Chromium↔Chromium's 60-95).
+///   decreases, with no queue building, and has been long enough for a shaper's token bucket not to explain it
+///   (`pathWidened`; the hold is `SendSideBandwidthEstimator.widenedHold`). Then a probe at 1.5 × (the link was
+///   full a moment ago, and a probe at twice what it carried queues for its whole length), and doubling while they
+///   succeed. At 1.2 × the search after 1 → 2.5 Mbit/s began 4-5 s after the change on the bench, too late for
+///   RFC 8867's 5 s. A bucket passes its size above the link's rate once after a quiet spell (4 KB: 13 % of
+///   500 kbit/s over the acknowledged rate's 500 ms), and with rates counted without IP/UDP headers the learnt
+///   capacity was 0.93 of the link: a single window met the test on slow full links with nothing widened, each time
+///   costing a probe and a decrease (the bench's 500 kbit/s p95).
 /// - After a large drop (the rate fell below half of what it was before a run of decreases, within 3 s), while the
 ///   sender is application-limited: one probe at 2 ×, `interval` after the last decrease, within
 ///   `recoveryWindow` (libwebrtc probes after a large drop only in ALR, too). On a full link the decreases from what
