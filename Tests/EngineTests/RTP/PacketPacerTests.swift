@@ -37,15 +37,15 @@ import Testing
     @Test func aFrameAtTheEstimateLeavesOverMostOfAFifteenFpsInterval() {
         // conftui sends 15 frames a second: a frame the size the estimate allows (1 Mbit/s / 15 = 8.3 KB) paced at
         // 2.5 × (libwebrtc's factor, made for 30 fps) is out after 18 ms and, on a link at the estimate, stands up to
-        // 60 % of itself in the bottleneck's queue: the delay detector reads a queue building every frame. At 1.5 ×
-        // it is out after 33 ms, a third of it queued at most.
+        // 60 % of itself in the bottleneck's queue: the delay detector reads a queue building every frame. At 1.2 ×
+        // its last packet leaves after 43 ms (at 1.5 ×, 33), a sixth of it queued at most.
         var pacer = PacketPacer()
         let estimate = 1_000_000
         pacer.rate = Int(PacketPacer.factor * Double(estimate))
         for _ in 0..<7 { pacer.enqueue([UInt8](repeating: 0, count: estimate / 15 / 8 / 7), now: at(0)) }
         let times = departures(&pacer, from: 0)
         #expect(times.count == 7)
-        #expect((times.last ?? 0) >= 0.4 * 1000 / 15, "the last packet leaves at \(times.last ?? 0) ms")
+        #expect((times.last ?? 0) >= 0.6 * 1000 / 15, "the last packet leaves at \(times.last ?? 0) ms")
         #expect((times.last ?? .infinity) <= 1000 / 15, "and before the next frame")
     }
 
