@@ -160,11 +160,9 @@ public struct SendSideBandwidthEstimator: Sendable {
         }
         loss.add(received: lossCounted.received, lost: lossCounted.lost, current: aimd.rate,
                  queueGrowing: detector.usage == .overusing, now: now)
-        if let learnt = aimd.learntCapacity {
-            lastLearntCapacity = learnt
-            widenedSince = nil
-        } else if let old = lastLearntCapacity, let ack = acknowledged.bitsPerSecond, detector.usage == .normal,
-                  Double(ack) >= Self.widenedShare * Double(old) {
+        if let learnt = aimd.learntCapacity { lastLearntCapacity = learnt }
+        if aimd.learntCapacity == nil, let old = lastLearntCapacity, let ack = acknowledged.bitsPerSecond,
+           detector.usage == .normal, Double(ack) >= Self.widenedShare * Double(old) {
             let since = widenedSince ?? now
             widenedSince = since
             if now - since >= Self.widenedHold(learnt: old) {
