@@ -75,7 +75,9 @@ class Probe:
         self.server = udp_socket_in(net.public, (PUBLIC_ADDRESS, PROBE_PORT))
         self.client = udp_socket_in(site.client)
         self.client.settimeout(0.05)
-        self.samples: list[tuple[float, float]] = []   # (sent at, rtt ms)
+        # (sent at, rtt, A → B, B → A in ms): namespaces share the machine's monotonic clock, so the echo's own
+        # receive time splits the round trip into the queue of each direction.
+        self.samples: list[tuple[float, float, float, float]] = []
         self.running = True
         threading.Thread(target=self._echo, daemon=True).start()
         threading.Thread(target=self._ping, daemon=True).start()
@@ -85,7 +87,7 @@ class Probe:
         while self.running:
             try:
                 data, sender = self.server.recvfrom(100)
-                self.server.sendto(data, sender)
+                self.server.sendto(data[:12] + struct.pack("!d", time.monotonic()), sender)
             except OSError:
                 pass
 
@@ -98,13 +100,21 @@ class Probe:
             while time.monotonic() < end:
                 try:
                     data = self.client.recv(100)
-                    _, sent = struct.unpack("!Id", data[:12])
-                    self.samples.append((sent, (time.monotonic() - sent) * 1000))
+                    _, sent, echoed = struct.unpack("!Idd", data[:20])
+                    now = time.monotonic()
+                    self.samples.append((sent, (now - sent) * 1000, (echoed - sent) * 1000, (now - echoed) * 1000))
                 except OSError:
                     pass
 
     def between(self, start: float, end: float) -> list[float]:
-        return [rtt for at, rtt in self.samples if start <= at < end]
+        return [rtt for at, rtt, _, _ in self.samples if start <= at < end]
+
+    def one_way_p95(self, start: float, end: float) -> tuple[float, float] | None:
+        """The p95 of each direction's one-way delay (A → B, B → A) in ms."""
+        window = [(up, down) for at, _, up, down in self.samples if start <= at < end]
+        if not window:
+            return None
+        return tuple(sorted(v)[int(0.95 * (len(v) - 1))] for v in zip(*window))
 
     def close(self) -> None:
         self.running = False
@@ -113,8 +123,9 @@ class Probe:
         self.client.close()
 
 
-def tc_counters(site) -> dict:
-    out = run("tc", "-s", "-j", "qdisc", "show", "dev", "wan", ns=site.router).stdout
+def tc_counters(site, dev: str = "wan") -> dict:
+    """A bottleneck's counters: "wan" carries A → B, "lan" B → A."""
+    out = run("tc", "-s", "-j", "qdisc", "show", "dev", dev, ns=site.router).stdout
     q = json.loads(out)[0]
     return {"bytes": q["bytes"], "packets": q["packets"], "drops": q["drops"], "at": time.monotonic()}
 
@@ -230,6 +241,7 @@ def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pat
             if rate:
                 time.sleep(10)
                 start, before = tc_counters(site), receiver.received()
+                back = tc_counters(site, "lan")
                 samples = []
                 for _ in range(25):
                     time.sleep(1)
@@ -247,6 +259,7 @@ def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pat
                 # The schedule: 1 s windows of A's sending rate; time to within 15 % of each new capacity.
                 reach, series = [], []
                 start, before = tc_counters(site), receiver.received()
+                back = tc_counters(site, "lan")
                 previous = start
                 for i, (kbit, seconds) in enumerate(SCHEDULE):
                     if i:
@@ -272,6 +285,10 @@ def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pat
                               fps=(after["frames"] - before["frames"]) / total,
                               freezes=after["freezes"] - before["freezes"], reach=reach, series=series)
                 rtts = probe.between(start["at"], end["at"])
+            back_end = tc_counters(site, "lan")
+            back_offered = (back_end["packets"] - back["packets"]) + (back_end["drops"] - back["drops"])
+            result["back_drops"] = (back_end["drops"] - back["drops"]) / max(1, back_offered)
+            result["one_way_p95"] = probe.one_way_p95(start["at"], end["at"])
             result["estimate"] = sender.estimate()
             result["sender_probes"] = sender.probes_sent()
             result["notes"] = "; ".join(x for x in (sender.diagnostics(), receiver.diagnostics()) if x)
@@ -354,6 +371,8 @@ def print_run(r: dict) -> None:
           f"util {r['utilisation']:.0%} drops {r['drops']:.1%} fps {r['fps']:.1f} freezes {r['freezes']} "
           f"rtt p50 {fmt(r['p50'], '{:.0f}')} p95 {fmt(r['p95'], '{:.0f}')} ms "
           f"estimate {fmt(r['estimate'], '{:.0f}')} probes {fmt(r['sender_probes'], '{}')} media {r['media']}"
+          + (f" one-way p95 A→B {r['one_way_p95'][0]:.0f} B→A {r['one_way_p95'][1]:.0f} ms" if r.get("one_way_p95") else "")
+          + f" B→A drops {r['back_drops']:.1%}"
           + (f" reach {r['reach']} series {r['series']}" if "reach" in r else "")
           + (f" ({r['notes']})" if r.get("notes") else "")), flush=True)
 

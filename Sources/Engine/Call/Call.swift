@@ -257,6 +257,13 @@ private final class CallEventLoop {
     /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
     var audioNotes: [String] = []
     var lastPublish = TransportTime.zero
+    var lastPlan = TransportTime.zero
+    /// The plan last written to the log (`applyEncodingPlan` logs changes of layers or of 10 % in a rate).
+    var loggedPlan: EncodingPlan?
+    /// How often the encoders' rates follow the peers' estimates: about every frame at 30 frames a second. Every
+    /// 200 ms (with the screen's publishing, as before), a decrease reached the encoder up to three 15 fps frames
+    /// late, each at the old rate into the bottleneck's queue the decrease was answering.
+    static let encodingPlanInterval: Duration = .milliseconds(33)
     /// Mute and video as last announced to the room (nil: not since the last join).
     var announcedMedia: (audioMuted: Bool, videoOn: Bool)?
     /// The room's rules (who offers, glare, retries, leaving); the loop only carries out its actions.
@@ -332,7 +339,11 @@ private final class CallEventLoop {
                 for transmit in peer.gatherer!.poll(now: t) { peer.sockets[transmit.from]?.send(transmit.bytes, to: transmit.to) }
             }
             if let due = policy.nextDeadline, due <= t { apply(.timer) }
-            if t - lastPublish >= .milliseconds(200) { publishAll() }
+            if t - lastPublish >= .milliseconds(200) {
+                publishAll()
+            } else if t - lastPlan >= Self.encodingPlanInterval {
+                applyEncodingPlan()
+            }
         }
         apply(.leave)
         publishAll()
@@ -652,14 +663,16 @@ private final class CallEventLoop {
 
     /// Re-plans the encodings from the connected peers' video targets and moves peers whose encoding changed.
     func applyEncodingPlan() {
+        lastPlan = now
         var targets: [RemotePeerID: Int] = [:]
         for peer in peers.values where peer.connection.state == .connected {
             if let bps = peer.connection.targetVideoBitrate { targets[peer.id] = bps / 1000 }
         }
         guard !targets.isEmpty else { return }
         let plan = EncodingPlan.make(targets: targets, ceilingKbps: call.media.options.videoBitrateKbps, previous: encodingPlan)
-        if plan != encodingPlan {
+        if loggedPlan.map({ !$0.isClose(to: plan) }) ?? true {
             call.log("video encodings: \(plan.fullKbps) kbit/s" + (plan.lowKbps.map { " and \($0) kbit/s for \(plan.lowPeers.map { short($0) }.sorted())" } ?? ""))
+            loggedPlan = plan
         }
         encodingPlan = plan
         call.media.setVideoBitrates(fullKbps: plan.fullKbps, lowKbps: plan.lowKbps)

@@ -33,6 +33,18 @@ public struct EncodingPlan: Equatable, Sendable {
 
     public func layer(of peer: RemotePeerID) -> Layer { lowPeers.contains(peer) ? .low : .full }
 
+    /// The same encodings for the same peers, each rate within 10 % of `other`'s: not worth a line in the log (the
+    /// plan follows the estimates about every frame, and they move by a few percent a second).
+    public func isClose(to other: EncodingPlan) -> Bool {
+        func near(_ a: Int, _ b: Int) -> Bool { abs(a - b) * 10 <= max(a, b) }
+        guard lowPeers == other.lowPeers, near(fullKbps, other.fullKbps) else { return false }
+        switch (lowKbps, other.lowKbps) {
+        case (nil, nil): return true
+        case let (a?, b?): return near(a, b)
+        default: return false
+        }
+    }
+
     /// The plan for `targets` (kbit/s per connected peer), each clamped to `minimumKbps...ceilingKbps`.
     public static func make(targets: [RemotePeerID: Int], ceilingKbps: Int, previous: EncodingPlan?) -> EncodingPlan {
         let sorted = targets.map { ($0.key, min(max($0.value, minimumKbps), ceilingKbps)) }

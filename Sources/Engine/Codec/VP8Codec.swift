@@ -38,9 +38,20 @@ public final class VP8Encoder {
         config.rc_max_quantizer = 56
         config.rc_undershoot_pct = 95
         config.rc_overshoot_pct = 15
-        config.rc_buf_sz = 1000
-        config.rc_buf_initial_sz = 500
-        config.rc_buf_optimal_sz = 600
+        // libvpx's CBR keeps a model of the decoder's buffer, in milliseconds of the target rate, and aims each frame
+        // at keeping it at the optimal level. The level is kept in bits, so a new target moves the optimal level and
+        // not the level: after a raise the buffer reads as low and libvpx saves (up to rc_undershoot_pct / 2 under
+        // the target per frame) until it is refilled. The estimator raises its rate in a ramp (docs/
+        // congestion-control.md §4), so with libwebrtc's 600 ms optimal level (1000 ms buffer) the encoder sent about
+        // 0.3 s behind the ramp (`VP8EncoderTests`: 94 % of a ramp's mean target, 98.5 % with 150 ms). That lag is
+        // time in which the estimate runs above what the wire carries, so the queue it finds at the bottleneck is
+        // found late, and the decrease reaches the wire late too: with both the lag and the call loop's 200 ms
+        // between encoding plans, two bots on a 500 kbit/s bench link kept a queue standing (probe RTT p50 16 ms,
+        // p95 96 ms, medians of three runs). The buffer's size bounds what a keyframe may borrow: 300 ms of the
+        // target.
+        config.rc_buf_sz = 300
+        config.rc_buf_initial_sz = 100
+        config.rc_buf_optimal_sz = 150
         ctx = .allocate(capacity: 1)
         ctx.initialize(to: vpx_codec_ctx_t())
         let initRC = cvpx_enc_init(ctx, vpx_codec_vp8_cx(), &config, 0)

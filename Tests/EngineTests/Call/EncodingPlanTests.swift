@@ -38,4 +38,14 @@ import Testing
         #expect(EncodingPlan.make(targets: [:], ceilingKbps: 300, previous: nil) == EncodingPlan(fullKbps: 300))
         #expect(EncodingPlan.make(targets: [a: 1, b: 5], ceilingKbps: 300, previous: nil) == EncodingPlan(fullKbps: EncodingPlan.minimumKbps))
     }
+
+    @Test func aPlanIsCloseToAnotherOnlyWithTheSameLayersAndRatesWithinTenPercent() {
+        let plan = EncodingPlan(fullKbps: 400, lowKbps: 200, lowPeers: [d])
+        #expect(plan.isClose(to: EncodingPlan(fullKbps: 440, lowKbps: 185, lowPeers: [d])))
+        #expect(!plan.isClose(to: EncodingPlan(fullKbps: 450, lowKbps: 200, lowPeers: [d])), "12 % off in the full rate")
+        #expect(!plan.isClose(to: EncodingPlan(fullKbps: 400, lowKbps: 170, lowPeers: [d])), "15 % off in the low rate")
+        #expect(!plan.isClose(to: EncodingPlan(fullKbps: 400, lowKbps: 200, lowPeers: [c])), "another peer on the low layer")
+        #expect(!plan.isClose(to: EncodingPlan(fullKbps: 400)), "one encoding instead of two")
+        #expect(EncodingPlan(fullKbps: 400).isClose(to: EncodingPlan(fullKbps: 370)))
+    }
 }
