@@ -382,3 +382,18 @@ func theCapacityScheduleThroughAShaperIsFollowed(seed: UInt64) {
     #expect(results.count == 1 && results.first?.bitsPerSecond == 1_000_000, "\(results)")
 }
 
+
+@Test(arguments: [(0.75, true), (0.65, false)])
+func aProbeThatGotMostOfItsRateThroughContinuesTheSearch(share: Double, continues: Bool) throws {
+    var probes = ProbeController()
+    let start = TransportTime(nanoseconds: 1_000_000_000)
+    probes.mediaStarted(now: start)
+    let polled = probes.poll(target: 300_000, maximum: 2_500_000, usage: .normal, sentRate: nil, now: start)
+    let first = try #require(polled)
+    let got = Int(share * Double(first.bitsPerSecond))
+    let later = start + .milliseconds(100)
+    probes.onResult(id: first.id, bitsPerSecond: got, maximum: 2_500_000, now: later)
+    let next = probes.poll(target: got, maximum: 2_500_000, usage: .normal, sentRate: nil, now: later)
+    #expect((next != nil) == continues, "a probe that read \(share) of its rate")
+    if let next { #expect(next.bitsPerSecond == 2 * got) }
+}
