@@ -114,13 +114,24 @@ class Probe:
         window = [(up, down) for at, _, up, down in self.samples if start <= at < end]
         if not window:
             return None
-        return tuple(sorted(v)[int(0.95 * (len(v) - 1))] for v in zip(*window))
+        return tuple(p95(list(v)) for v in zip(*window))
 
     def close(self) -> None:
         self.running = False
         time.sleep(0.3)
         self.server.close()
         self.client.close()
+
+
+def p95(values: list[float]) -> float | None:
+    """The 95th percentile (nearest rank below), None for no values."""
+    return sorted(values)[int(0.95 * (len(values) - 1))] if values else None
+
+
+def drop_share(start: dict, end: dict) -> float:
+    """Packets a bottleneck dropped between two readings of its counters, as a share of those offered to it."""
+    dropped = end["drops"] - start["drops"]
+    return dropped / max(1, (end["packets"] - start["packets"]) + dropped)
 
 
 def tc_counters(site, dev: str = "wan") -> dict:
@@ -249,12 +260,10 @@ def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pat
                 end, after = samples[-1], receiver.received()
                 seconds = end["at"] - start["at"]
                 sent_bits = (end["bytes"] - start["bytes"]) * 8
-                offered = (end["packets"] - start["packets"]) + (end["drops"] - start["drops"])
                 result.update(utilisation=sent_bits / (rate * 1000 * seconds),
-                              drops=(end["drops"] - start["drops"]) / max(1, offered),
+                              drops=drop_share(start, end),
                               fps=(after["frames"] - before["frames"]) / seconds,
                               freezes=after["freezes"] - before["freezes"])
-                rtts = probe.between(start["at"], end["at"])
             else:
                 # The schedule: 1 s windows of A's sending rate; time to within 15 % of each new capacity.
                 reach, series = [], []
@@ -279,22 +288,18 @@ def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pat
                 end, after = previous, receiver.received()
                 total = sum(seconds for _, seconds in SCHEDULE)
                 capacity_bits = sum(kbit * 1000 * seconds for kbit, seconds in SCHEDULE)
-                offered = (end["packets"] - start["packets"]) + (end["drops"] - start["drops"])
                 result.update(utilisation=(end["bytes"] - start["bytes"]) * 8 / capacity_bits,
-                              drops=(end["drops"] - start["drops"]) / max(1, offered),
+                              drops=drop_share(start, end),
                               fps=(after["frames"] - before["frames"]) / total,
                               freezes=after["freezes"] - before["freezes"], reach=reach, series=series)
-                rtts = probe.between(start["at"], end["at"])
-            back_end = tc_counters(site, "lan")
-            back_offered = (back_end["packets"] - back["packets"]) + (back_end["drops"] - back["drops"])
-            result["back_drops"] = (back_end["drops"] - back["drops"]) / max(1, back_offered)
+            rtts = probe.between(start["at"], end["at"])
+            result["back_drops"] = drop_share(back, tc_counters(site, "lan"))
             result["one_way_p95"] = probe.one_way_p95(start["at"], end["at"])
             result["estimate"] = sender.estimate()
             result["sender_probes"] = sender.probes_sent()
             result["notes"] = "; ".join(x for x in (sender.diagnostics(), receiver.diagnostics()) if x)
-            rtts.sort()
             result["p50"] = statistics.median(rtts) if rtts else None
-            result["p95"] = rtts[int(0.95 * (len(rtts) - 1))] if rtts else None
+            result["p95"] = p95(rtts)
             result["probes"] = len(rtts)
             return result
         finally:
