@@ -21,6 +21,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     /// What was sent outside probes over the last half second, for the probe controller's application-limited test.
     private var sentOutsideProbes = RateWindow(length: .milliseconds(500))
     private var firstStamp: TransportTime?
+    /// The queue at the bottleneck now, which a decrease drains (`AimdRateControl.decreaseShare`).
+    private var standingQueue = StandingQueue()
     /// When the delay-based rate last decreased (`onFeedback`'s loss counting).
     private var lastDecrease: TransportTime?
     /// The capacity AIMD learnt last, kept after AIMD forgets it, until the path is seen to carry `widenedShare` of it
@@ -137,6 +139,7 @@ public struct SendSideBandwidthEstimator: Sendable {
             received += 1
             if counted { lossCounted.received += 1 }
             acknowledged.add(arrival: arrival, bytes: r.sent.size)
+            standingQueue.add(sentAt: r.sent.sentAt, arrival: arrival, now: now)
             guard let delta = groups.add(sentAt: r.sent.sentAt, arrival: arrival) else { continue }
             latest = delta
             if let trend = trendline.update(delta) {
@@ -152,7 +155,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         if latest != nil || received == 0 {
             let before = aimd.rate
             aimd.update(detector.usage, acknowledged: acknowledged.bitsPerSecond, roundTrip: roundTrip ?? .milliseconds(100),
-                        feedbackDelay: feedbackDelay, now: now)
+                        feedbackDelay: feedbackDelay, queueing: standingQueue.queueing, now: now)
             if aimd.rate < before {
                 probes.onDecrease(from: before, to: aimd.rate, now: now)
                 lastDecrease = now
@@ -174,10 +177,16 @@ public struct SendSideBandwidthEstimator: Sendable {
             widenedSince = nil
         }
         for (id, measured) in probeMeter.takeResults(now: now) {
-            probes.onResult(id: id, bitsPerSecond: measured, maximum: maximum, now: now)
+            // A probe the path limited after one it did not: the capacity lies between the two rates, and the
+            // earlier result (which the estimate already jumped to) is the one to trust. What the later one read
+            // above it is a shaper's token bucket as much as the path: tbf's 4 KB is 32 ms of a 1 Mbit/s link, as
+            // long as the probe, and on the virtual clock a 2.1 Mbit/s probe of a widened 1 Mbit/s link read
+            // 1.5 Mbit/s; the estimate jumped there and a 250 ms queue stood for a second and a half.
+            let overreach = measured.limited && probes.continuesASearch(id: id)
+            probes.onResult(id: id, bitsPerSecond: measured.bitsPerSecond, maximum: maximum, now: now)
             // A probe's rate is one the path just carried: the estimate jumps to it (never down: a probe that got
             // less through says nothing the delay detector does not). Not while a queue builds.
-            if let rate = measured, rate > target, detector.usage != .overusing {
+            if let rate = measured.bitsPerSecond, !overreach, rate > target, detector.usage != .overusing {
                 aimd.raise(to: rate, now: now)
                 loss.raise(to: aimd.rate)
                 probesRaisingTarget += 1
