@@ -52,7 +52,7 @@ struct ProbeController: Sendable {
 
     private var nextAt: TransportTime?
     private var step = Step.start
-    private var pending: (id: Int, bitsPerSecond: Int, at: TransportTime, step: Step)?
+    private var pending: (id: Int, bitsPerSecond: Int, at: TransportTime)?
     private var lastDecrease: TransportTime?
     /// The rate before the current run of decreases, and when that run began.
     private var beforeDrop: (rate: Int, at: TransportTime)?
@@ -96,14 +96,10 @@ struct ProbeController: Sendable {
         let cluster = ProbeCluster(id: nextId, bitsPerSecond: rate, startedAt: now)
         nextId += 1
         probesSent += 1
-        pending = (cluster.id, rate, now, step)
+        pending = (cluster.id, rate, now)
         nextAt = nil
         return cluster
     }
-
-    /// Whether probe `id` followed a probe that succeeded (a `further` step of a search): the path carried that one's
-    /// rate, so what this one says about more is all it can add.
-    func continuesASearch(id: Int) -> Bool { pending.map { $0.id == id && $0.step == .further } ?? false }
 
     /// The result of probe `id` (nil: it measured nothing).
     mutating func onResult(id: Int, bitsPerSecond: Int?, maximum: Int, now: TransportTime) {

@@ -62,16 +62,9 @@ struct ProbeRateMeter: Sendable {
         if tallies[i].lastArrival.map({ arrival > $0 }) ?? true { tallies[i].lastArrival = arrival }
     }
 
-    /// What a probe measured: the rate (nil: none), and whether the path limited it (it arrived clearly slower than
-    /// it was sent).
-    struct Measurement: Sendable, Equatable {
-        var bitsPerSecond: Int?
-        var limited = false
-    }
-
-    /// Probes whose feedback is complete (or overdue), each with what it measured.
-    mutating func takeResults(now: TransportTime) -> [(id: Int, measured: Measurement)] {
-        var out: [(id: Int, measured: Measurement)] = []
+    /// Probes whose feedback is complete (or overdue), each with the rate it measured (nil: none).
+    mutating func takeResults(now: TransportTime) -> [(id: Int, bitsPerSecond: Int?)] {
+        var out: [(id: Int, bitsPerSecond: Int?)] = []
         tallies.removeAll { t in
             let complete = t.packetsSent.map { t.reported >= $0 } ?? false
             guard complete || now - t.started >= Self.resultTimeout else { return false }
@@ -81,19 +74,18 @@ struct ProbeRateMeter: Sendable {
         return out
     }
 
-    private static func rate(of t: Tally) -> Measurement {
+    private static func rate(of t: Tally) -> Int? {
         guard let sent = t.packetsSent, sent > 0, Double(t.received) >= minimumReceivedShare * Double(sent),
               let firstSend = t.firstSend, let lastSend = t.lastSend, let firstArrival = t.firstArrival,
-              let lastArrival = t.lastArrival else { return Measurement() }
+              let lastArrival = t.lastArrival else { return nil }
         let sendSpread = lastSend.at - firstSend, receiveSpread = lastArrival - firstArrival.at
-        guard sendSpread >= minimumSpread, receiveSpread >= minimumSpread else { return Measurement() }
+        guard sendSpread >= minimumSpread, receiveSpread >= minimumSpread else { return nil }
         let sendRate = Double(t.sentBytes - lastSend.size) * 8 / (Double(sendSpread.nanoseconds) / 1e9)
         let receiveRate = Double(t.receivedBytes - firstArrival.size) * 8 / (Double(receiveSpread.nanoseconds) / 1e9)
-        guard sendRate > 0, receiveRate > 0 else { return Measurement() }
-        let limited = receiveRate < limitedShare * sendRate
-        let measured = limited ? belowLimit * receiveRate : min(sendRate, receiveRate)
+        guard sendRate > 0, receiveRate > 0 else { return nil }
+        let measured = receiveRate < limitedShare * sendRate ? belowLimit * receiveRate : min(sendRate, receiveRate)
         // Never more than the probe asked for: media sent meanwhile can take the packets out faster than the probe's
         // rate, and a shaper's token bucket lets such a burst through untouched (the path did not show it more).
-        return Measurement(bitsPerSecond: Int(min(measured, Double(t.bitsPerSecond))), limited: limited)
+        return Int(min(measured, Double(t.bitsPerSecond)))
     }
 }

@@ -177,16 +177,10 @@ public struct SendSideBandwidthEstimator: Sendable {
             widenedSince = nil
         }
         for (id, measured) in probeMeter.takeResults(now: now) {
-            // A probe the path limited after one it did not: the capacity lies between the two rates, and the
-            // earlier result (which the estimate already jumped to) is the one to trust. What the later one read
-            // above it is a shaper's token bucket as much as the path: tbf's 4 KB is 32 ms of a 1 Mbit/s link, as
-            // long as the probe, and on the virtual clock a 2.1 Mbit/s probe of a widened 1 Mbit/s link read
-            // 1.5 Mbit/s; the estimate jumped there and a 250 ms queue stood for a second and a half.
-            let overreach = measured.limited && probes.continuesASearch(id: id)
-            probes.onResult(id: id, bitsPerSecond: measured.bitsPerSecond, maximum: maximum, now: now)
+            probes.onResult(id: id, bitsPerSecond: measured, maximum: maximum, now: now)
             // A probe's rate is one the path just carried: the estimate jumps to it (never down: a probe that got
             // less through says nothing the delay detector does not). Not while a queue builds.
-            if let rate = measured.bitsPerSecond, !overreach, rate > target, detector.usage != .overusing {
+            if let rate = measured, rate > target, detector.usage != .overusing {
                 aimd.raise(to: rate, now: now)
                 loss.raise(to: aimd.rate)
                 probesRaisingTarget += 1

@@ -13,6 +13,9 @@ import EngineTransport
 /// part of it for the path; the estimate then reads low, and the decrease is only as shallow as without it.
 struct StandingQueue: Sendable {
     static let baseWindow: Duration = .seconds(10)
+    /// More than any router holds; forged arrival times can put the difference anywhere in 2^64 ns, which would
+    /// trap where a caller turns it into nanoseconds.
+    static let longest: Duration = .seconds(10)
 
     /// The least (arrival - send) seen, and when it was taken.
     private var base: (offset: Duration, at: TransportTime)?
@@ -24,6 +27,6 @@ struct StandingQueue: Sendable {
     mutating func add(sentAt: TransportTime, arrival: TransportTime, now: TransportTime) {
         let offset = arrival - sentAt
         if base.map({ offset <= $0.offset || now - $0.at > Self.baseWindow }) ?? true { base = (offset, now) }
-        queueing = max(offset - (base?.offset ?? offset), .zero)
+        queueing = min(max(offset - (base?.offset ?? offset), .zero), Self.longest)
     }
 }
