@@ -5,8 +5,8 @@ import EngineTransport
 /// shows above it is queue.
 ///
 /// The trendline sees whether a queue grows; this says how long it is, which the trendline cannot: after a capacity
-/// drop the receiver acknowledges the new link's rate whatever was sent, so a decrease from it leaves the whole
-/// queue standing and drains it at 15 % of the link (`AimdRateControl.decreaseShare`).
+/// drop the receiver acknowledges the new link's rate whatever was sent, so a plain decrease from it drains the queue
+/// at only 10-15 % of the link a second; `AimdRateControl.decreaseShare` cuts as deep as the queue needs.
 ///
 /// The least value is renewed from the newest after `baseWindow`, so a path that got longer (a route change, the
 /// receiver's clock stepping forward) reads as queue for that long at most. A renewal during a standing queue takes
