@@ -250,9 +250,9 @@ def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pat
                 time.sleep(0.2)
             result = {"row": row, "path": label, "media": sender.media()}
             if rate:
-                time.sleep(10)
-                start, before = tc_counters(site), receiver.received()
-                back = tc_counters(site, "lan")
+                time.sleep(10)   # a fixed path is measured once settled; the schedule starts as media flows
+            start, before, back = tc_counters(site), receiver.received(), tc_counters(site, "lan")
+            if rate:
                 samples = []
                 for _ in range(25):
                     time.sleep(1)
@@ -267,8 +267,6 @@ def run_row(row: str, path: str, binary: str, clip: str, size: str, workdir: pat
             else:
                 # The schedule: 1 s windows of A's sending rate; time to within 15 % of each new capacity.
                 reach, series = [], []
-                start, before = tc_counters(site), receiver.received()
-                back = tc_counters(site, "lan")
                 previous = start
                 for i, (kbit, seconds) in enumerate(SCHEDULE):
                     if i:

@@ -4,16 +4,16 @@ import EngineTransport
 /// by the overuse detector.
 ///
 /// - Overusing: the rate drops to `beta` (0.9) of what the receiver acknowledged, or lower when a queue stands
-///   (`decreaseShare`: low enough to drain it within half a second, at most to half), and returns to 0.9 × that once
-///   the queue is gone. At most once per response time (the larger of the round trip and the feedback delay, plus a
-///   frame interval, clamped to 10...200 ms: a second decrease 50 ms after the first, before the encoder's next
-///   frame had carried the new rate, took a 2.3 Mbit/s probe result to 1.68 on the virtual clock) unless the
-///   acknowledged rate fell below half of ours; the acknowledged rate at a decrease is remembered as the link
-///   capacity (a running mean and variance). gcc-02 and libwebrtc use 0.85 for every decrease, which is what drains
-///   a queue they cannot measure; here the queue is measured, so the plain decrease only has to get under the link
-///   and drain the sawtooth's own 10-20 ms (0.9 does so in 200 ms). Its climb back is a third shorter, and that
-///   climb is what a link that widened waits for: on the virtual clock the search for 2.5 Mbit/s after a decrease
-///   right on the change took 6 s from 0.85, 5 s from 0.9.
+///   (`decreaseShare`, `drainTime`), and returns to 0.9 × that once the queue is gone (`resumeAfterDrain`). At most
+///   once per response time (the larger of the round trip and the feedback delay, plus a frame interval, clamped to
+///   10...200 ms: a second decrease 50 ms after the first, before the encoder's next frame had carried the new rate,
+///   took a 2.3 Mbit/s probe result to 1.68 on the virtual clock) unless the acknowledged rate fell below half of
+///   ours; the acknowledged rate at a decrease is remembered as the link capacity (a running mean and variance).
+///   gcc-02 and libwebrtc use 0.85 for every decrease, which is what drains a queue they cannot measure; here the
+///   queue is measured, so the plain decrease only has to get under the link and drain the sawtooth's own 10-20 ms
+///   (0.9 does so in 200 ms). Its climb back is a third shorter, and that climb is what a link that widened waits for:
+///   on the virtual clock the search for 2.5 Mbit/s after a decrease right on the change took 6 s from 0.85, 5 s from
+///   0.9.
 /// - Normal: the rate grows, by 8 % a second while far from any capacity seen, and by about one packet per
 ///   response time (RTT + 100 ms) near it, where the last overuse happened. It never grows beyond 1.5 × the
 ///   acknowledged rate + 10 kbit/s, so an encoder that does not use the rate cannot push the estimate up unchecked.

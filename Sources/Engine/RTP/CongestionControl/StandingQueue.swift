@@ -4,9 +4,8 @@ import EngineTransport
 /// its queueing; the least such value lately is the path's delay and the offset alone, so what the newest packet
 /// shows above it is queue.
 ///
-/// The trendline sees whether a queue grows; this says how long it is, which the trendline cannot: after a capacity
-/// drop the receiver acknowledges the new link's rate whatever was sent, so a plain decrease from it drains the queue
-/// at only 10-15 % of the link a second; `AimdRateControl.decreaseShare` cuts as deep as the queue needs.
+/// The trendline sees whether a queue grows; this says how long it is, which `AimdRateControl.decreaseShare` drains
+/// (why: at `AimdRateControl.drainTime`).
 ///
 /// The least value is renewed from the newest after `baseWindow`, so a path that got longer (a route change, the
 /// receiver's clock stepping forward) reads as queue for that long at most. A renewal during a standing queue takes
