@@ -153,9 +153,8 @@ final class RoomSession: Sendable {
                 let reason = "\(error)"
                 log("signaling lost: \(reason)")
                 link.drop(client)
-                // Our old socketId is gone from the room: close every connection now rather than wait for consent
-                // to expire (RFC 7675 would take 30 s), so the rejoin starts clean.
-                for id in call.snapshot(analyseAudio: false).peers.keys { call.handle(.removePeer(id)) }
+                // Our old socketId is gone from the room; the room policy decides what that ends.
+                call.signalingLost()
                 guard settings.reconnect else {
                     ended.withLock { $0 = "signaling closed" }
                     post(.signalingLost(reason: reason, retryIn: nil))

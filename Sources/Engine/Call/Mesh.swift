@@ -1,4 +1,4 @@
-import Foundation
+import EngineTransport
 
 /// SkyRTC's room policy as a sans-IO core: a full mesh, one connection per remote socketId. Driven by `RoomInput`s and
 /// a virtual or real `now`; owns no sockets, threads or clock (see `RoomPolicy`).
@@ -46,6 +46,12 @@ public struct Mesh: RoomPolicy, Sendable {
             if peers[signal.peer] != nil { out.append(.send(signal)) }
         case .timer:
             for (id, retry) in retries where retry.at.map({ $0 <= now }) ?? false { retryFailed(id, attempt: retry.attempt, into: &out) }
+        case .signalingLost:
+            // Our socketId is gone from the room, so every peer has been told we left: close now rather than wait
+            // for consent to expire (RFC 7675 would take 30 s), and the rejoin starts clean.
+            for id in peers.keys.sorted() { close(id, cause: "signaling lost", into: &out) }
+            retries = [:]
+            you = nil
         case .leave:
             for id in peers.keys.sorted() { close(id, cause: "left the room", into: &out) }
             retries = [:]
@@ -53,7 +59,7 @@ public struct Mesh: RoomPolicy, Sendable {
         return out
     }
 
-    mutating func handle(_ signal: CallSignalIn, into out: inout [RoomAction]) {
+    mutating func handle(_ signal: RoomSignal, into out: inout [RoomAction]) {
         switch signal {
         case .joined(let me, let others):
             you = me
@@ -66,7 +72,7 @@ public struct Mesh: RoomPolicy, Sendable {
             create(id, role: nil, into: &out)
         case .removePeer(let id):
             close(id, cause: "peer left the room", into: &out)
-        case .offer(let from, let sdp):
+        case .offer(let from, let offer):
             if let existing = peers[from], existing.role == .offerer, !existing.remoteDescriptionApplied,
                let you, you > from {
                 // Glare: the larger socketId keeps its offer and ignores the other; the smaller one rolls back and
@@ -84,20 +90,18 @@ public struct Mesh: RoomPolicy, Sendable {
             peers[from]!.role = .answerer
             peers[from]!.remoteDescriptionApplied = true
             out.append(.log("\(short(from)): offer received, answering"))
-            out.append(.applyRemoteOffer(from, sdp: sdp))
-        case .answer(let from, let sdp):
+            out.append(.applyRemoteOffer(from, offer))
+        case .answer(let from, let answer):
             guard peers[from] != nil else { return }   // an answer to nothing we offered
             peers[from]!.remoteDescriptionApplied = true
             out.append(.log("\(short(from)): answer received"))
-            out.append(.applyRemoteAnswer(from, sdp: sdp))
-        case .candidate(let from, let text, _, _):
+            out.append(.applyRemoteAnswer(from, answer))
+        case .candidate(let from, let candidate):
             // One BUNDLE transport: every candidate belongs to it, whatever section sdpMid/sdpMLineIndex name.
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty else { return }   // end-of-candidates
             // A candidate may overtake the offer it belongs to: the connection is made and buffers it (as today).
             if peers[from] == nil { create(from, role: nil, into: &out) }
             guard peers[from] != nil else { return }
-            out.append(.addRemoteCandidate(from, candidate: trimmed))
+            out.append(.addRemoteCandidate(from, candidate))
         }
     }
 

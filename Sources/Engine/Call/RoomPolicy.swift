@@ -1,38 +1,56 @@
-/// The interface between a call driver (`Call`: sockets, `PeerConnection`s, threads, the clock) and a room policy:
-/// who connects to whom, when, and what happens when a connection fails. A policy is sans-IO: room and signaling
-/// events plus `now` in, actions out, and `nextDeadline` for the driver's timer. `Mesh` (SkyRTC's full mesh) is the
-/// first; a second policy (an SFU: one publishing connection and subscriptions instead of one per peer) is meant to sit
-/// behind this same interface.
-public protocol RoomPolicy {
-    /// Feeds one input at `now`; returns what the driver must do, in order.
+import EngineTransport
+
+/// The interface between the call core (`CallCore`: connections, media fan-out, relays) and a room policy: who
+/// connects to whom, when, and what happens when a connection fails. A policy is sans-IO: room and signaling events
+/// plus `now` in, actions out, and `nextDeadline` for the core's timer. `Mesh` (SkyRTC's full mesh) is one; the
+/// tests' scripted policy is another; an SFU's (one publishing connection and subscriptions) is meant to be a third.
+/// `Call(options:policy:)` takes any of them.
+public protocol RoomPolicy: Sendable {
+    /// Feeds one input at `now`; returns what the core must do, in order.
     mutating func handle(_ input: RoomInput, now: TransportTime) -> [RoomAction]
-    /// The earliest time the driver must feed `.timer`, if any.
+    /// The earliest time the core must feed `.timer`, if any.
     var nextDeadline: TransportTime? { get }
+    /// Our own id in the room while joined (nil before the first join and after signaling is lost).
+    var you: RemotePeerID? { get }
 }
 
-/// What a driver tells a room policy.
+/// A signaling message as the policy sees it: checked and parsed by the core (ids within bounds, SDP and candidates
+/// parsed), so the policy decides on values and its actions carry them back.
+public enum RoomSignal: Sendable, Equatable {
+    /// `_peers`: our own id and the ids already in the room.
+    case joined(you: RemotePeerID, others: [RemotePeerID])
+    /// `_new_peer`.
+    case newPeer(RemotePeerID)
+    case removePeer(RemotePeerID)
+    case offer(from: RemotePeerID, SessionDescription)
+    case answer(from: RemotePeerID, SessionDescription)
+    /// A trickled candidate (end-of-candidates never reaches the policy: the connection needs nothing for it).
+    case candidate(from: RemotePeerID, IceCandidate)
+}
+
+/// What the core tells a room policy.
 public enum RoomInput: Sendable, Equatable {
-    /// A message from the signaling server (joined with these peers, a new peer, a peer removed, offer/answer/candidate).
-    case signal(CallSignalIn)
+    case signal(RoomSignal)
     /// Connection `peer` changed state (its `PeerConnection` emitted `.stateChanged`).
     case connectionState(RemotePeerID, PeerConnectionState)
     /// The connection of `peer` produced a signal for the remote side (local description or candidate).
     case localSignal(CallSignalOut)
     /// `nextDeadline` passed.
     case timer
+    /// The signaling connection is gone: our place in the room with it (a rejoin gets a new id).
+    case signalingLost
     /// We leave the room (or the call ends).
     case leave
 }
 
-/// What a room policy tells the driver to do.
+/// What a room policy tells the core to do.
 public enum RoomAction: Sendable, Equatable {
     /// Create a fresh connection for `peer`. `.offerer`: create an offer at once; `nil`: wait for the remote offer.
     case createConnection(RemotePeerID, role: SignalingRole?)
     case closeConnection(RemotePeerID, cause: String)
-    case applyRemoteOffer(RemotePeerID, sdp: String)
-    case applyRemoteAnswer(RemotePeerID, sdp: String)
-    /// A trimmed, non-empty `candidate:...` line; the driver parses it.
-    case addRemoteCandidate(RemotePeerID, candidate: String)
+    case applyRemoteOffer(RemotePeerID, SessionDescription)
+    case applyRemoteAnswer(RemotePeerID, SessionDescription)
+    case addRemoteCandidate(RemotePeerID, IceCandidate)
     case send(CallSignalOut)
     case log(String)
 }

@@ -1,0 +1,49 @@
+import EngineTransport
+
+/// What the call core keeps for one connection besides its `PeerConnection`: its addresses, the helpers that gather
+/// candidates for it (STUN, TURN), the candidates it signalled or holds back, how it connected, and which encoding
+/// of our video it gets. Owned by `CallCore`.
+final class CallConnection {
+    let id: ConnectionID
+    let peer: RemotePeerID
+    /// The role the policy asked for (nil: wait for the remote offer).
+    let requestedRole: SignalingRole?
+    let createdAt: Double
+    /// Created once the driver has bound its sockets (`CallCore.Input.socketsOpened`).
+    var connection: PeerConnection?
+    var localAddresses: [TransportAddress] = []
+    var deadline: TransportTime?
+    var gatherer: ServerReflexiveGatherer?
+    var relay: RelayLink?
+    var timeline: [StateChange] = []
+    var timeToConnected: Double?
+    /// Server-reflexive candidates found before our description went out wait for it (trickle follows SDP).
+    var described = false
+    var heldCandidates: [IceCandidate] = []
+    var signalledCandidates: [String] = []
+    /// Which encoding this peer receives (`EncodingPlan`); after a switch, frames wait for that encoding's keyframe,
+    /// since the peer's decoder has none of the frames the new encoding's deltas refer to.
+    var layer = EncodingPlan.Layer.full
+    /// A new peer's video starts at a keyframe too.
+    var awaitingKeyframe = true
+
+    init(id: ConnectionID, peer: RemotePeerID, role: SignalingRole?, createdAt: Double) {
+        self.id = id
+        self.peer = peer
+        requestedRole = role
+        self.createdAt = createdAt
+    }
+
+    var isConnected: Bool { connection?.state == .connected }
+
+    /// The earliest of the connection's, the STUN gatherer's and the relay's timers.
+    var nearestDeadline: TransportTime? {
+        [deadline, gatherer?.deadline, relay?.deadline].compactMap { $0 }.min()
+    }
+
+    func summary(now: TransportTime) -> ConnectionSummary {
+        ConnectionSummary(role: connection?.role, createdAt: createdAt, timeline: timeline, timeToConnected: timeToConnected,
+                          localCandidates: signalledCandidates,
+                          transport: connection?.stats(now: now) ?? PeerConnection.Stats(state: .new, iceState: "new"))
+    }
+}

@@ -1,0 +1,452 @@
+import EngineRTP
+import EngineTransport
+
+/// A whole call as one sans-IO core: the room policy (injected), a connection per remote peer, fan-out of the
+/// encoded media to who should get which encoding, keyframe gating, STUN and TURN routing, trickle holding and the
+/// media-state announcement. Signals, datagrams (with the socket they arrived on), encoded media and `now` in;
+/// transmits per socket, effects (signals, events, decoder work, socket requests) and the next deadline out. No
+/// threads, sockets, sleeps, locks or clock reads: `Call` is its driver, and tests run whole rooms of cores on the
+/// virtual clock (docs/architecture.md).
+public final class CallCore {
+    public let configuration: Configuration
+    private var policy: any RoomPolicy
+    private var connections: [ConnectionID: CallConnection] = [:]
+    private var byPeer: [RemotePeerID: ConnectionID] = [:]
+    private var byLocal: [TransportAddress: ConnectionID] = [:]
+    private var nextConnection: UInt64 = 1
+    /// The connection whose sockets the driver is binding; the policy's actions after its creation wait for them,
+    /// and so do other inputs (the driver answers at once, so only a harness that does not could make any wait).
+    private var awaitingSockets: ConnectionID?
+    private var heldActions: [RoomAction] = []
+    private var heldInputs: [Input] = []
+    /// The video encodings last planned (nil before any peer connected), when, and the plan last logged.
+    private var encodingPlan: EncodingPlan?
+    private var planAt: TransportTime?
+    private var loggedPlan: EncodingPlan?
+    private var localMedia: LocalMediaState?
+    /// Mute and video as last announced to the room (nil: not since the last join).
+    private var announcedMedia: (audioMuted: Bool, videoOn: Bool)?
+    private var random = SystemRandomNumberGenerator()
+    private var out = Output()
+
+    /// How often the encoders' rates follow the peers' estimates: about every frame at 30 frames a second (every
+    /// 200 ms, a decrease reached the encoder up to three 15 fps frames late, into the queue it was answering).
+    public static let encodingPlanInterval: Duration = .milliseconds(33)
+
+    public init(configuration: Configuration = Configuration(), policy: some RoomPolicy = Mesh()) {
+        self.configuration = configuration
+        self.policy = policy
+    }
+
+    /// Our id in the room while joined.
+    public var you: RemotePeerID? { policy.you }
+    public var openConnections: Int { connections.count }
+
+    /// What the core knows of each open connection, for snapshots and reports.
+    public func summaries(now: TransportTime) -> [RemotePeerID: ConnectionSummary] {
+        var result: [RemotePeerID: ConnectionSummary] = [:]
+        for c in connections.values { result[c.peer] = c.summary(now: now) }
+        return result
+    }
+
+    /// A participant's connection, for tests and diagnostics.
+    public func connection(of peer: RemotePeerID) -> PeerConnection? { byPeer[peer].flatMap { connections[$0]?.connection } }
+
+    public func handle(_ input: Input, now: TransportTime) -> Output {
+        out = Output()
+        defer { out = Output() }
+        if let waiting = awaitingSockets {
+            guard case .socketsOpened(let id, _) = input, id == waiting else {
+                heldInputs.append(input)
+                out.deadline = deadline
+                return out
+            }
+        }
+        take(input, now: now)
+        // Inputs that came while sockets were being bound, now in order (each may wait for sockets again).
+        while awaitingSockets == nil, !heldInputs.isEmpty { take(heldInputs.removeFirst(), now: now) }
+        out.deadline = deadline
+        return out
+    }
+
+    private func take(_ input: Input, now: TransportTime) {
+        switch input {
+        case .signal(let signal): receive(signal, now: now)
+        case .signalingLost: apply(.signalingLost, now: now)
+        case .socketsOpened(let id, let addresses): opened(id, addresses, now: now)
+        case .datagram(let local, let from, let bytes, let arrivedAt): receive(bytes, on: local, from: from, arrivedAt: arrivedAt, now: now)
+        case .streamData(let id, let bytes):
+            guard let c = connections[id], let relay = c.relay else { return }
+            take(relay.streamData(bytes, now: now), for: c, now: now)
+        case .streamClosed(let id, let reason):
+            guard let c = connections[id], let relay = c.relay else { return }
+            take(relay.streamClosed(reason: reason), for: c, now: now)
+        case .media(let item): send(item, now: now)
+        case .localMedia(let state):
+            localMedia = state
+            announceIfChanged()
+        case .decodeFailed(let peer):
+            guard let c = byPeer[peer].flatMap({ connections[$0] }) else { return }
+            feed(c, .command(.decodeFailed), now: now)
+        case .timeout: serviceTimers(now: now)
+        case .leave: apply(.leave, now: now)
+        }
+    }
+
+    private var deadline: TransportTime? {
+        var nearest = connections.values.compactMap(\.nearestDeadline) + [policy.nextDeadline].compactMap { $0 }
+        if connections.values.contains(where: \.isConnected) {
+            nearest.append(planAt.map { $0 + Self.encodingPlanInterval } ?? .zero)
+        }
+        return nearest.min()
+    }
+
+    private func serviceTimers(now: TransportTime) {
+        for c in Array(connections.values) where connections[c.id] === c {
+            if c.deadline.map({ $0 <= now }) ?? false { feed(c, .timeout, now: now) }
+            if let relay = c.relay, relay.deadline.map({ $0 <= now }) ?? false { take(relay.handle(.timeout, now: now), for: c, now: now) }
+            if c.gatherer?.deadline.map({ $0 <= now }) ?? false { out.transmits += c.gatherer!.poll(now: now) }
+        }
+        if let due = policy.nextDeadline, due <= now { apply(.timer, now: now) }
+        if planAt.map({ now - $0 >= Self.encodingPlanInterval }) ?? true { planEncodings(now: now) }
+    }
+
+    // MARK: signaling
+
+    private func receive(_ signal: CallSignalIn, now: TransportTime) {
+        if let refusal = Self.refusal(of: signal) { return log("refusing a signaling message: \(refusal)") }
+        let parsed: RoomSignal
+        switch signal {
+        case .joined(let you, let others): parsed = .joined(you: you, others: others)
+        case .newPeer(let id): parsed = .newPeer(id)
+        case .removePeer(let id): parsed = .removePeer(id)
+        case .offer(let from, let sdp), .answer(let from, let sdp):
+            let description: SessionDescription
+            do { description = try SessionDescription(parsing: sdp) } catch {
+                return log("\(short(from)): unparsable SDP: \(error)")
+            }
+            if case .offer = signal { parsed = .offer(from: from, description) } else { parsed = .answer(from: from, description) }
+        case .candidate(let from, let text, _, _):
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { return }   // end-of-candidates
+            let candidate: IceCandidate
+            do { candidate = try IceCandidate(parsing: trimmed) } catch {
+                return log("\(short(from)): ignoring candidate \(RemoteInputLimits.quote(trimmed)): \(error)")
+            }
+            if candidate.address.ip == nil { log("\(short(from)): ignoring mDNS candidate \(candidate.address)") }
+            parsed = .candidate(from: from, candidate)
+        }
+        apply(.signal(parsed), now: now)
+        if case .joined = parsed {
+            announcedMedia = nil   // a (re)join is a new socket: the room knows nothing of it yet
+            announceIfChanged()
+        }
+    }
+
+    /// Room members' ids become dictionary keys and log prefixes: one that `RemoteInputLimits.peerIDRefusal` refuses
+    /// refuses the whole message.
+    static func refusal(of signal: CallSignalIn) -> String? {
+        let ids: [RemotePeerID] = switch signal {
+        case .joined(let you, let others): [you] + others
+        case .newPeer(let id), .removePeer(let id): [id]
+        case .offer(let id, _), .answer(let id, _), .candidate(let id, _, _, _): [id]
+        }
+        return ids.lazy.compactMap { RemoteInputLimits.peerIDRefusal($0.rawValue) }.first
+    }
+
+    /// Said once after each join and whenever mute or video changes; nothing before the first join.
+    private func announceIfChanged() {
+        guard policy.you != nil, let media = localMedia else { return }
+        if let last = announcedMedia, last == (media.audioMuted, media.videoOn) { return }
+        announcedMedia = (media.audioMuted, media.videoOn)
+        out.effects.append(.announce(media))
+    }
+
+    /// Feeds the policy one input and carries out what it decides, in order.
+    private func apply(_ input: RoomInput, now: TransportTime) {
+        run(policy.handle(input, now: now), now: now)
+    }
+
+    private func run(_ actions: [RoomAction], now: TransportTime) {
+        for (i, action) in actions.enumerated() {
+            guard awaitingSockets == nil else {
+                heldActions += actions[i...]
+                return
+            }
+            carryOut(action, now: now)
+        }
+    }
+
+    private func carryOut(_ action: RoomAction, now: TransportTime) {
+        switch action {
+        case .createConnection(let peer, let role):
+            let id = ConnectionID(nextConnection)
+            nextConnection += 1
+            connections[id] = CallConnection(id: id, peer: peer, role: role, createdAt: seconds(now))
+            byPeer[peer] = id
+            awaitingSockets = id
+            out.effects.append(.openSockets(id))
+        case .closeConnection(let peer, let cause):
+            close(peer, cause: cause, now: now)
+        case .applyRemoteOffer(let peer, let offer):
+            guard let c = connection(for: peer) else { return }
+            permitRelay(to: offer.allCandidates, of: c, now: now)
+            feed(c, .command(.applyRemoteOffer(offer)), now: now)
+        case .applyRemoteAnswer(let peer, let answer):
+            guard let c = connection(for: peer) else { return }
+            permitRelay(to: answer.allCandidates, of: c, now: now)
+            feed(c, .command(.applyRemoteAnswer(answer)), now: now)
+        case .addRemoteCandidate(let peer, let candidate):
+            guard let c = connection(for: peer) else { return }
+            permitRelay(to: [candidate], of: c, now: now)
+            feed(c, .command(.addRemoteCandidate(candidate)), now: now)
+        case .send(let signal): out.effects.append(.signal(signal))
+        case .log(let text): log(text)
+        }
+    }
+
+    private func connection(for peer: RemotePeerID) -> CallConnection? {
+        guard let c = byPeer[peer].flatMap({ connections[$0] }), c.connection != nil else { return nil }
+        return c
+    }
+
+    // MARK: connections
+
+    /// The driver bound the sockets of connection `id`: the connection is made (or fails), then what waited goes on.
+    private func opened(_ id: ConnectionID, _ addresses: [TransportAddress], now: TransportTime) {
+        guard awaitingSockets == id, let c = connections[id] else { return }
+        awaitingSockets = nil
+        if let failure = start(c, on: addresses, now: now) {
+            log("\(short(c.peer)): \(failure)")
+            forget(c)
+            out.effects.append(.closeSockets(id))
+            // Told back as a failure: an offer we owe is retried later, an awaited offer replaces it.
+            apply(.connectionState(c.peer, .failed), now: now)
+        } else if c.requestedRole == .offerer {
+            feed(c, .command(.createOffer), now: now)
+        }
+        let held = heldActions
+        heldActions = []
+        run(held, now: now)
+    }
+
+    /// Makes the connection on its bound addresses; returns why it could not be made.
+    private func start(_ c: CallConnection, on addresses: [TransportAddress], now: TransportTime) -> String? {
+        guard !addresses.isEmpty else { return "no socket could be bound: no connection" }
+        var settings = PeerConnection.Configuration.random(localHosts: addresses)
+        settings.candidatesInDescription = !configuration.trickleOnly
+        // No microphone at all: say so in the SDP (audio recvonly, RFC 3264 §5.1) rather than offer a stream that
+        // never starts; the peers' audio is still received. Video stays sendrecv: `v` turns it off and on mid-call.
+        settings.sendAudio = configuration.sendAudio
+        if configuration.loopbackOnly {
+            settings.acceptRemoteAddress = { $0.isLoopback }
+        } else {
+            settings.acceptRemoteAddress = { !$0.isLinkLocal }
+        }
+        do {
+            c.connection = try PeerConnection(configuration: settings)
+        } catch {
+            return "cannot create a peer connection: \(error)"
+        }
+        c.localAddresses = addresses
+        for address in addresses { byLocal[address] = c.id }
+        out.effects.append(.participantOpened(c.peer))
+        log("\(short(c.peer)): connection created on \(addresses.map(\.description).joined(separator: ", "))")
+        if let server = configuration.stunServer { c.gatherer = ServerReflexiveGatherer(server: server, bases: addresses) }
+        if let server = configuration.turnServer { startRelay(server, for: c, now: now) }
+        return nil
+    }
+
+    private func forget(_ c: CallConnection) {
+        connections[c.id] = nil
+        if byPeer[c.peer] == c.id { byPeer[c.peer] = nil }
+        for address in c.localAddresses { byLocal[address] = nil }
+    }
+
+    private func close(_ peer: RemotePeerID, cause: String, now: TransportTime) {
+        guard let id = byPeer[peer], let c = connections[id] else { return }
+        forget(c)
+        guard c.connection != nil else { return out.effects.append(.closeSockets(id)) }
+        log("\(short(peer)): closing (\(cause))")
+        feed(c, .command(.close), now: now)
+        // RFC 8656 §8: a Refresh with LIFETIME 0 frees the relay at once rather than after its lifetime. Its answer is
+        // not awaited: the sockets close right after it.
+        if let relay = c.relay { route(relay.handle(.close, now: now), for: c) }
+        c.relay = nil
+        out.effects.append(.participantClosed(peer, c.summary(now: now)))
+        out.effects.append(.closeSockets(id))
+    }
+
+    // MARK: datagrams
+
+    private func receive(_ bytes: [UInt8], on local: TransportAddress, from: TransportAddress, arrivedAt: TransportTime?,
+                         now: TransportTime) {
+        guard let id = byLocal[local], let c = connections[id] else { return }
+        if c.gatherer?.isResponse(from: from, bytes: bytes) ?? false {
+            if let candidate = c.gatherer!.handle(bytes: bytes) { reflexive(candidate, of: c) }
+            return
+        }
+        if let relay = c.relay, relay.isFromServer(local: local, from: from) {
+            return take(relay.handle(.received(bytes), now: now), for: c, now: now)
+        }
+        feed(c, .datagram(from: from, to: local, bytes: bytes, arrivedAt: arrivedAt), now: now)
+    }
+
+    /// Feeds a connection and takes what it produced: datagrams for the relayed address go through the relay.
+    private func feed(_ c: CallConnection, _ input: PeerConnection.Input, now: TransportTime) {
+        guard let connection = c.connection else { return }
+        let result = connection.handle(input, now: now)
+        for transmit in result.transmits {
+            if let relay = c.relay, transmit.from == relay.relayedAddress {
+                take(relay.handle(.send(to: transmit.to, bytes: transmit.bytes), now: now), for: c, now: now)
+            } else {
+                out.transmits.append(transmit)
+            }
+        }
+        c.deadline = result.deadline
+        for event in result.events { take(event, from: c, now: now) }
+    }
+
+    private func take(_ event: PeerConnection.Event, from c: CallConnection, now: TransportTime) {
+        let peer = c.peer
+        switch event {
+        case .localDescription(let sd):
+            let text = sd.sdpText
+            apply(.localSignal(c.connection?.role == .offerer ? .offer(to: peer, sdp: text) : .answer(to: peer, sdp: text)), now: now)
+            c.described = true
+            for candidate in c.heldCandidates { reflexive(candidate, of: c) }
+            c.heldCandidates = []
+        case .localCandidate(let candidate):
+            c.signalledCandidates.append(candidate.sdpLine)
+            apply(.localSignal(.candidate(to: peer, candidate: candidate.sdpLine, mid: candidate.mid, mLineIndex: candidate.mLineIndex)), now: now)
+        case .stateChanged(let state, let cause):
+            c.timeline.appendBounded(StateChange(at: seconds(now), state: state, cause: cause))
+            if state == .connected, c.timeToConnected == nil { c.timeToConnected = seconds(now) - c.createdAt }
+            log("\(short(peer)): \(state.rawValue) (\(cause))")
+            out.effects.append(.event(.peerState(peer, state, cause: cause)))
+            apply(.connectionState(peer, state), now: now)
+        case .selectedPair(let pair):
+            log("\(short(peer)): selected pair \(pair.localBase) -> \(pair.remoteAddress)")
+        case .dtlsConnected(let profile):
+            log("\(short(peer)): DTLS connected as \(c.connection?.dtlsRole == .client ? "client" : "server"), SRTP \(profile)")
+        case .videoFrame(let frame): out.effects.append(.decodeVideo(peer, frame))
+        case .audio(let pull): out.effects.append(.decodeAudio(peer, pull))
+        case .keyframeRequested: out.effects.append(.requestKeyframe(c.layer))
+        case .warning(let text): log("\(short(peer)): \(text)")
+        }
+    }
+
+    // MARK: STUN and TURN
+
+    /// Opens the connection's TURN allocation (its relayed candidate follows with `.allocated`).
+    private func startRelay(_ server: TurnServer, for c: CallConnection, now: TransportTime) {
+        guard let relay = RelayLink(server: server, bases: c.localAddresses, seed: random.next()) else {
+            return log("\(short(c.peer)): no host address of the TURN server's family: no relayed candidate")
+        }
+        c.relay = relay
+        log("\(short(c.peer)): allocating a relay at \(server.address) over \(server.transport.rawValue)")
+        if relay.path == .tcp { out.effects.append(.openStream(c.id, to: server.address)) }
+        take(relay.handle(.allocate, now: now), for: c, now: now)
+    }
+
+    /// RFC 8656 §9: the relay lets in only peers with a permission. Each remote candidate's IP gets one up front, so
+    /// the peer's checks to our relayed address get through even before ours have gone out (the client bounds them).
+    private func permitRelay(to candidates: [IceCandidate], of c: CallConnection, now: TransportTime) {
+        guard let relay = c.relay else { return }
+        for ip in Set(candidates.compactMap(\.address.ip)) where !ip.isLoopback || relay.server.address.ip.isLoopback {
+            take(relay.handle(.permit(ip), now: now), for: c, now: now)
+        }
+    }
+
+    private func route(_ relayed: RelayLink.Output, for c: CallConnection) {
+        out.transmits += relayed.datagrams
+        out.effects += relayed.streamWrites.map { .streamWrite(c.id, $0) }
+    }
+
+    private func take(_ relayed: RelayLink.Output, for c: CallConnection, now: TransportTime) {
+        route(relayed, for: c)
+        take(relayed.events, for: c, now: now)
+    }
+
+    /// What the connection's TURN client reports: the allocation becomes a relay candidate; relayed datagrams enter
+    /// the connection as if received on the relayed address.
+    private func take(_ events: [TurnEvent], for c: CallConnection, now: TransportTime) {
+        for event in events {
+            guard connections[c.id] === c, let relay = c.relay else { return }
+            switch event {
+            case .allocated(let relayed, let mapped, let lifetime):
+                log("\(short(c.peer)): relayed candidate \(relayed) (server saw us at \(mapped.map(\.description) ?? "?"), \(lifetime) s)")
+                feed(c, .command(.addLocalRelayed(relayed: relayed, mapped: mapped)), now: now)
+            case .data(let from, let bytes):
+                guard let relayed = relay.relayedAddress else { continue }
+                feed(c, .datagram(from: from, to: relayed, bytes: bytes), now: now)
+            case .failed(let reason):
+                log("\(short(c.peer)): TURN relay failed: \(reason)")
+            case .permissionFailed(let ip, let reason):
+                log("\(short(c.peer)): TURN permission for \(ip) refused: \(reason)")
+            case .permissionCreated, .channelBound, .closed:
+                break
+            }
+        }
+    }
+
+    /// Trickles a server-reflexive candidate in the first bundled section, once our description is out.
+    private func reflexive(_ candidate: IceCandidate, of c: CallConnection) {
+        guard c.described, let description = c.connection?.localDescription else { return c.heldCandidates.append(candidate) }
+        let (mid, index) = description.trickleSection
+        let trickle = TrickleCandidate(candidate: candidate, mid: mid, mLineIndex: index)
+        log("\(short(c.peer)): server-reflexive candidate \(candidate.sdpValue)")
+        c.signalledCandidates.append(trickle.sdpLine)
+        out.effects.append(.signal(.candidate(to: c.peer, candidate: trickle.sdpLine, mid: trickle.mid, mLineIndex: trickle.mLineIndex)))
+    }
+
+    // MARK: media
+
+    private func send(_ item: EncodedMedia, now: TransportTime) {
+        for c in connections.values where c.isConnected {
+            switch item {
+            case .video(let frame, let layer):
+                guard c.layer == layer else { continue }
+                if c.awaitingKeyframe && !frame.isKeyframe {
+                    // The keyframe asked for at DTLS time may have come before the peer counted as connected (and
+                    // was not sent to it); keyframes come only on request, so ask again.
+                    out.effects.append(.requestKeyframe(layer))
+                    continue
+                }
+                c.awaitingKeyframe = false
+                feed(c, .command(.sendVideo(frame)), now: now)
+            case .audio(let packet, let isDTX):
+                feed(c, .command(.sendAudio(packet: packet, isDTX: isDTX)), now: now)
+            }
+        }
+    }
+
+    /// Re-plans the encodings from the connected peers' video targets and moves peers whose encoding changed.
+    private func planEncodings(now: TransportTime) {
+        planAt = now
+        var targets: [RemotePeerID: Int] = [:]
+        for c in connections.values where c.isConnected {
+            if let bps = c.connection?.targetVideoBitrate { targets[c.peer] = bps / 1000 }
+        }
+        guard !targets.isEmpty else { return }
+        let plan = EncodingPlan.make(targets: targets, ceilingKbps: configuration.videoCeilingKbps, previous: encodingPlan)
+        // The log says when layers change or a rate moves 10 %: plans move every 33 ms.
+        if loggedPlan.map({ !$0.isClose(to: plan) }) ?? true {
+            log("video encodings: \(plan.fullKbps) kbit/s" + (plan.lowKbps.map { " and \($0) kbit/s for \(plan.lowPeers.map { short($0) }.sorted())" } ?? ""))
+            loggedPlan = plan
+        }
+        if plan != encodingPlan { out.effects.append(.setVideoBitrates(fullKbps: plan.fullKbps, lowKbps: plan.lowKbps)) }
+        encodingPlan = plan
+        for c in connections.values where c.layer != plan.layer(of: c.peer) {
+            c.layer = plan.layer(of: c.peer)
+            c.awaitingKeyframe = true
+            out.effects.append(.requestKeyframe(c.layer))
+        }
+    }
+
+    // MARK: helpers
+
+    private func log(_ text: String) { out.effects.append(.log(text)) }
+    private func seconds(_ t: TransportTime) -> Double { Double(t.nanoseconds) / 1e9 }
+    private func short(_ id: RemotePeerID) -> String { String(id.rawValue.prefix(8)) }
+}
