@@ -68,12 +68,18 @@ public struct EmulatedLink<Datagram: EmulatedDatagram> {
         }
     }
 
-    public var nextDelivery: TransportTime? { inFlight.map(\.at).min() }
+    public var nextDelivery: TransportTime? {
+        // A loop rather than a key path: a room harness asks this once per event, and debug builds pay for key paths.
+        var earliest: TransportTime?
+        for d in inFlight where earliest.map({ d.at < $0 }) ?? true { earliest = d.at }
+        return earliest
+    }
 
     /// The datagrams due by `now`, in arrival order.
-    public mutating func deliver(now: TransportTime) -> [Datagram] { deliverTimed(now: now).map(\.datagram) }
+    public mutating func deliver(now: TransportTime) -> [Datagram] { deliverTimed(now: now).map { $0.datagram } }
 
     mutating func deliverTimed(now: TransportTime) -> [(at: TransportTime, datagram: Datagram)] {
+        guard nextDelivery.map({ $0 <= now }) ?? false else { return [] }
         let due = inFlight.filter { $0.at <= now }.sorted { ($0.at, $0.order) < ($1.at, $1.order) }
         inFlight.removeAll { $0.at <= now }
         return due.map { ($0.at, $0.datagram) }

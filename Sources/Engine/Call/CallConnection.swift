@@ -36,11 +36,6 @@ final class CallConnection {
 
     var isConnected: Bool { connection?.state == .connected }
 
-    /// The earliest of the connection's, the STUN gatherer's and the relay's timers.
-    var nearestDeadline: TransportTime? {
-        [deadline, gatherer?.deadline, relay?.deadline].compactMap { $0 }.min()
-    }
-
     func summary(now: TransportTime) -> ConnectionSummary {
         ConnectionSummary(role: connection?.role, createdAt: createdAt, timeline: timeline, timeToConnected: timeToConnected,
                           localCandidates: signalledCandidates,

@@ -93,12 +93,21 @@ public final class CallCore {
         }
     }
 
+    /// Computed after every input (once per datagram), so a plain loop.
     private var deadline: TransportTime? {
-        var nearest = connections.values.compactMap(\.nearestDeadline) + [policy.nextDeadline].compactMap { $0 }
-        if connections.values.contains(where: \.isConnected) {
-            nearest.append(planAt.map { $0 + Self.encodingPlanInterval } ?? .zero)
+        var nearest = policy.nextDeadline
+        var anyConnected = false
+        for c in connections.values {
+            anyConnected = anyConnected || c.isConnected
+            nearest = earliest(nearest, c.deadline, c.gatherer?.deadline, c.relay?.deadline)
         }
-        return nearest.min()
+        return anyConnected ? earliest(nearest, planAt.map { $0 + Self.encodingPlanInterval } ?? .zero) : nearest
+    }
+
+    private func earliest(_ times: TransportTime?...) -> TransportTime? {
+        var result: TransportTime?
+        for case let t? in times where result.map({ t < $0 }) ?? true { result = t }
+        return result
     }
 
     private func serviceTimers(now: TransportTime) {
