@@ -9,7 +9,7 @@ what it is compared against, and its output as printed (markdown tables as table
 The page is written to a temporary file beside its target and moved into place only when every step passed. When a
 step fails, the target is left as it was, the page (with the failed step marked) goes to bench-results/, and the
 exit status is 1. A subset of the steps (`--steps renderer,media`, `make bench BENCH=renderer,media`) writes
-bench-results/benchmarks.md instead, saying which steps ran, so that a quick check never replaces the full page.
+benchmarks.md under bench-results/ instead, saying which steps ran, so that a quick check never replaces the full page.
 
 Usage: write_benchmarks.py --bin DIR [--python PY] [--clips DIR] [--netbench-repeat N] [--steps a,b] [--out FILE]
        [--dry-run] [--list]
@@ -231,7 +231,7 @@ def main():
     ap.add_argument("--netbench-repeat", type=int, default=1)
     ap.add_argument("--steps", default="", help="comma-separated step names (default: every step)")
     ap.add_argument("--out", type=pathlib.Path, help="the page to write (default: docs/benchmarks.md for every "
-                    "step, bench-results/benchmarks.md for a subset)")
+                    "step, benchmarks.md under bench-results/ for a subset)")
     ap.add_argument("--dry-run", action="store_true", help="list the commands and write the page around them")
     ap.add_argument("--list", action="store_true", help="print the step names and what each measures")
     options = ap.parse_args()
