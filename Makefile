@@ -27,7 +27,7 @@ BIN_RELEASE = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 help:
 	@echo "make run    start conftui on its embedded default (installs and builds first)"
 	@echo "make test   every test: unit, property, end-to-end and interop (installs and builds first)"
-	@echo "make bench  benchmarks, printed as tables (release build)"
+	@echo "make bench  benchmarks (release build), written to docs/benchmarks.md; BENCH=renderer,media for a subset"
 	@echo "make deps | build | release | unit-test | interop-test | fuzz | clean"
 
 deps: deb-deps py-deps
@@ -142,20 +142,22 @@ fuzz-long: fuzz-build
 run: deps build
 	$(BIN_DEBUG)/conftui demo $(ARGS)
 
-# The renderer suite reads the benchmark clips as Y4M from .build/clips (converted once from ../shared/bench).
+# The renderer and network steps read the benchmark clips as Y4M from .build/clips, converted once from CLIPS_SRC
+# (a folder holding the clips and their to-y4m.sh; see docs/bench-methods.md).
 CLIPS_SRC ?= ../shared/bench
 # Runs of each network bench row (the table gives medians; each full run takes about 9 minutes).
 NETBENCH_REPEAT ?= 1
+# Which steps to run, comma-separated (`make bench BENCH=renderer,media`; `.venv/bin/python
+# Tests/Bench/write_benchmarks.py --list` names them); empty runs them all. Tests/Bench/write_benchmarks.py runs the
+# steps, shows their output as it comes, and writes docs/benchmarks.md only when every step ran and passed; a subset,
+# or a run with a failed step, writes bench-results/benchmarks.md and leaves docs/benchmarks.md as it was.
+BENCH ?=
 bench: deps release
 	@mkdir -p bench-results
 	@if [ -d $(CLIPS_SRC) ]; then sh $(CLIPS_SRC)/to-y4m.sh .build/clips; \
 	else echo "note: $(CLIPS_SRC) not found: the renderer suite needs talkhead/talkhead_noise/testsrc2 .y4m in .build/clips (set CLIPS_SRC=DIR with to-y4m.sh)"; fi
-	CONFTUI_CLIPS=$${CONFTUI_CLIPS:-.build/clips} $(BIN_RELEASE)/conftui-bench
-	ulimit -n $$(ulimit -Hn); $(PY) Tests/Bench/signaling_load.py $(BIN_RELEASE)/conftui --rate 0 --offers 30 --no-hostile
-	ulimit -n $$(ulimit -Hn); $(PY) Tests/Bench/signaling_load.py $(BIN_RELEASE)/conftui
-	$(PY) Tests/Bench/connect_time.py $(BIN_RELEASE)/conftui
-	$(PY) Tests/Bench/room_bench.py $(BIN_RELEASE)/conftui
-	CONFTUI_CLIPS=$${CONFTUI_CLIPS:-.build/clips} $(PY) Tests/Bench/network_bench.py $(BIN_RELEASE)/conftui --repeat $(NETBENCH_REPEAT)
+	$(PY) Tests/Bench/write_benchmarks.py --bin $(BIN_RELEASE) --python $(PY) --clips $${CONFTUI_CLIPS:-.build/clips} \
+	  --netbench-repeat $(NETBENCH_REPEAT) $(if $(BENCH),--steps $(BENCH))
 
 clean:
 	rm -rf .build bench-results

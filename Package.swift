@@ -47,11 +47,11 @@ let package = Package(
         // Bundle.module looks for resources next to the build products, and the binary must run when copied anywhere.
         .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage", "WebSocket/README.md"],
                 swiftSettings: release, plugins: ["EmbedBrowserPage"]),
-        .executableTarget(name: "BrowserPageEmbedder"),
+        .executableTarget(name: "BrowserPageEmbedder", exclude: ["README.md"]),
         .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),
         // What DTLS (Engine) and TLS (Signaling) share: one self-signed-certificate generator, one reader of OpenSSL's
         // error queue. Under Sources/Engine because Engine and Signaling both depend on it and neither may own it.
-        .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], path: "Sources/Engine/OpenSSLSupport",
+        .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], path: "Sources/Engine/OpenSSLSupport", exclude: ["README.md"],
                 swiftSettings: release),
         // Engine is four targets, one per layer, all under Sources/Engine; each depends only on those below it, so
         // the compiler refuses a call that goes the wrong way (issue #14):
@@ -65,16 +65,16 @@ let package = Package(
         // The call target keeps the module name Engine and re-exports the three below it (Call/EngineLayers.swift),
         // so `import Engine` in ConfTUI, Bench and ConfTUIFuzz still sees the whole public API.
         .target(name: "EngineTransport", dependencies: ["COpenSSL", "CSRTP", "OpenSSLSupport"],
-                path: "Sources/Engine/Transport", exclude: ["TURN/README.md"], swiftSettings: release),
+                path: "Sources/Engine/Transport", exclude: ["README.md", "TURN/README.md"], swiftSettings: release),
         .target(name: "EngineRTP", dependencies: ["EngineTransport"],
                 path: "Sources/Engine/RTP", exclude: ["README.md"], swiftSettings: release),
         .target(name: "EngineMedia", dependencies: ["EngineTransport", "EngineRTP", "CVPX", "COpus", "CALSA", "CV4L2"],
-                path: "Sources/Engine", exclude: ["Transport", "RTP", "Call", "OpenSSLSupport"],
+                path: "Sources/Engine", exclude: ["Transport", "RTP", "Call", "OpenSSLSupport", "README.md"],
                 sources: ["Audio", "Codec", "Media"], swiftSettings: release),
         .target(name: "Engine", dependencies: ["EngineTransport", "EngineRTP", "EngineMedia"],
                 path: "Sources/Engine/Call", exclude: ["README.md"], swiftSettings: release),
-        .target(name: "Renderer", swiftSettings: release),
-        .target(name: "RoomModel", swiftSettings: release),
+        .target(name: "Renderer", exclude: ["README.md"], swiftSettings: release),
+        .target(name: "RoomModel", exclude: ["README.md"], swiftSettings: release),
         .executableTarget(
             name: "ConfTUI",
             dependencies: ["Signaling", "Engine", "Renderer", "RoomModel", "CNcurses"],
@@ -82,6 +82,7 @@ let package = Package(
         .executableTarget(
             name: "Bench",
             dependencies: ["Signaling", "Engine", "Renderer", "RoomModel"],
+            exclude: ["README.md"],
             swiftSettings: release),
 
         // What the Swift tests share: the seeded generator, the network emulator, the pair harness. Engine's public

@@ -1,8 +1,8 @@
 import Engine
 import Foundation
 
-/// Join/leave churn against one `Call` (README "Bounds"): peers join and leave one after another (one in ten
-/// completes ICE, DTLS and SRTP; the rest join by signaling only, see `CallChurn`), and the process's resident
+/// Join/leave churn against one `Call` (docs/bounds-and-security.md): peers join and leave one after another (one
+/// in ten completes ICE, DTLS and SRTP; the rest join by signaling only, see `CallChurn`), and the process's resident
 /// memory is printed as it goes. A long call with churn must return to its baseline.
 let churnSuite = BenchSuite(name: "churn", summary: "resident memory over 500 peers joining and leaving one call") {
     let mb = { (b: Int) in String(format: "%7.1f MB", Double(b) / 1_048_576) }

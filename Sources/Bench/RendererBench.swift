@@ -268,7 +268,7 @@ enum RendererBench {
     }
 
     /// CPU time of this thread: on a shared 2-core machine wall time counts other processes'
-    /// slices too, and the figure wanted is the CPU the renderer costs (as in the README table).
+    /// slices too, and the figure wanted is the CPU the renderer costs (its column in docs/benchmarks.md).
     static func cpuNanoseconds() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)

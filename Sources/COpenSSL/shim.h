@@ -1,4 +1,4 @@
-/* OpenSSL: wrappers for the macros Swift cannot import (toolchain-notes section 1). */
+/* OpenSSL: wrappers for the macros Swift cannot import (docs/toolchain-pitfalls.md §1). */
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509.h>

@@ -856,7 +856,7 @@ def main():
     # 5,000/s: the highest rate tried at which the generator is plainly not what is measured: each of its
     # processes near a tenth of a core and all of them about a third of one, and the relay's median
     # latency near what it is at 2,000/s. At 10,000/s the generator takes 0.5-0.7 of the machine's 2
-    # cores next to the relay's ~0.8, and the relay's median rises 10-fold or more (README, signaling).
+    # cores next to the relay's ~0.8, and the relay's median rises 10-fold or more (docs/bench-methods.md).
     ap.add_argument("--rate", type=float, default=5000, help="total offers per second, all clients together; 0: unpaced")
     ap.add_argument("--workers", type=int, default=4, help="client processes (whole rooms each)")
     ap.add_argument("--repeat", type=int, default=3, help="sending rounds on the same connections; CPU/msg is the median round")

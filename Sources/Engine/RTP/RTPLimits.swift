@@ -1,6 +1,6 @@
 /// Every resource of the RTP layer that grows with what a remote peer sends, and its bound, in one place.
-/// README "Bounds" lists them with the other layers'. Each is enforced where the resource lives (named below);
-/// beyond a bound the input is dropped or the oldest state evicted, never an unbounded allocation.
+/// docs/bounds-and-security.md lists them with the other layers'. Each is enforced where the resource lives (named
+/// below); beyond a bound the input is dropped or the oldest state evicted, never an unbounded allocation.
 public enum RTPLimits {
     /// Sequence numbers a receive stream asks for (NACK) at once, in total over all gaps (`NackGenerator`).
     /// The sender can only answer from its history (`SendHistory`, 512 packets by default): a number more than that

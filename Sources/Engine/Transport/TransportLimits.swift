@@ -1,6 +1,6 @@
 /// Every resource of the transport layer (ICE, SRTP) that grows with what a remote peer sends, and its bound, in
-/// one place. README "Bounds" lists them with the other layers'. Beyond a bound the input is dropped (and counted),
-/// never stored, so a peer trickling thousands of candidates or cycling SSRCs costs each step the same.
+/// one place. docs/bounds-and-security.md lists them with the other layers'. Beyond a bound the input is dropped
+/// (and counted), never stored, so a peer trickling thousands of candidates or cycling SSRCs costs each step the same.
 public enum TransportLimits {
     /// Remote candidates one ICE agent keeps (signalled ones: SDP and trickle). RFC 8445 §6.1.2.5 requires a limit
     /// on the candidate pairs (default 100); more candidates than pairs cannot all be checked, and a real peer has a

@@ -1,31 +1,22 @@
 import Glibc
 import EngineTransport
-/// The delay-based rate (gcc-02 §5.5; docs/congestion-control.md): additive-increase, multiplicative-decrease driven
-/// by the overuse detector.
+/// The delay-based rate: additive increase, multiplicative decrease, driven by the overuse detector (gcc-02 §5.5;
+/// the measurements behind each rule: docs/congestion-control.md §4).
 ///
-/// - Overusing: the rate drops to `beta` (0.9) of what the receiver acknowledged, or lower when a queue stands
-///   (`decreaseShare`, `drainTime`), and returns to 0.9 × that once the queue is gone (`resumeAfterDrain`). At most
-///   once per response time (the larger of the round trip and the feedback delay, plus a frame interval, clamped to
-///   10...200 ms: a second decrease 50 ms after the first, before the encoder's next frame had carried the new rate,
-///   took a 2.3 Mbit/s probe result to 1.68 on the virtual clock) unless the acknowledged rate fell below half of
-///   ours; the acknowledged rate at a decrease is remembered as the link capacity (a running mean and variance).
-///   gcc-02 and libwebrtc use 0.85 for every decrease, which is what drains a queue they cannot measure; here the
-///   queue is measured, so the plain decrease only has to get under the link and drain the sawtooth's own 10-20 ms
-///   (0.9 does so in 200 ms). Its climb back is a third shorter, and that climb is what a link that widened waits for:
-///   on the virtual clock the search for 2.5 Mbit/s after a decrease right on the change took 6 s from 0.85, 5 s from
-///   0.9.
-/// - Normal: the rate grows, by 8 % a second while far from any capacity seen, and by about one packet per
-///   response time (RTT + 100 ms) near it, where the last overuse happened. It never grows beyond 1.5 × the
-///   acknowledged rate + 10 kbit/s, so an encoder that does not use the rate cannot push the estimate up unchecked.
+/// - Overusing: the rate drops to `beta` (0.9) of what the receiver acknowledged, or lower while a queue stands
+///   (`decreaseShare`, `drainTime`), and returns to 0.9 × that once the queue is gone (`resumeAfterDrain`). gcc-02
+///   recommends 0.85 for every decrease, which drains a queue it cannot measure; here the queue is measured, so the
+///   plain decrease only has to get under the link, and the climb back is a third shorter. At most once per response
+///   time (the round trip or the feedback delay, plus a frame interval, clamped to 10...200 ms) unless the
+///   acknowledged rate fell below half of ours; the acknowledged rate at a decrease is learnt as the link capacity.
+/// - Normal: grow by 8 % a second far from the learnt capacity, by about one packet per response time (RTT + 100 ms)
+///   near it, and never beyond 1.5 × the acknowledged rate + 10 kbit/s: gcc-02 §5.5, "we must make sure that our
+///   estimate does not diverge from the rate at which the sender is actually sending".
 /// - Underusing: hold (the queue is draining; growing now would refill it).
-/// - After a probe raised the rate (`raise(to:)`), no decrease for a response time (the feedback still reports
-///   what was sent before the jump), then decreases within `probeTrust` step down from the rate (0.9 × it each
-///   time, not 0.9 × what was acknowledged), no lower than 0.9 × the rate the probe started from, and learn no
-///   capacity: right after a jump the acknowledged rate is still what the sender made before it (its encoder is
-///   ramping up), so 0.9 × it would cut far below a path that was just measured (on the bench: raised to
-///   2.5 Mbit/s on a 2.5 Mbit/s link, the first frames at the new rate read as overuse, and the rate fell to
-///   0.7 Mbit/s, from 1.07 before the probe). The bound is below the starting rate because that rate may itself be
-///   where the queue began. A queue long enough to cut deeper for ends this: the raise overshot.
+/// - After a probe's raise (`raise(to:)`): no decrease for a response time, then within `probeTrust` decreases step
+///   down from the rate (0.9 × it each time), no lower than 0.9 × the rate the probe started from, and learn no
+///   capacity, because the acknowledged rate is still what the sender made before the jump. A queue long enough to
+///   cut deeper for ends this: the raise overshot.
 struct AimdRateControl: Sendable {
     static let beta = 0.9
     static let multiplicativeIncreasePerSecond = 1.08
@@ -72,12 +63,9 @@ struct AimdRateControl: Sendable {
         }
     }
 
-    /// A decrease drains a standing queue within this. While a queue stands the receiver acknowledges the link's
-    /// rate whatever was sent, so a fixed 0.85 × it drained 150 ms of queue a second: after the bench's
-    /// 2.5 → 0.6 Mbit/s drop the 300 ms buffer stayed full for about 2 s (virtual clock: queue p95 317, 302, 168 ms in
-    /// the three seconds after it; with this, 316, 187-230, then none). Half a second, not one: a full second left a
-    /// quarter of the schedule's phases with a 130-230 ms p95 in its last 1 Mbit/s phase, where a probe read past a
-    /// shaper's bucket lifted the estimate 40-70 % above the link (docs/congestion-control.md §4).
+    /// A decrease drains a standing queue within this. Half a second rather than a second: with a second, a probe
+    /// read past a shaper's bucket left a 130-230 ms queue in a quarter of the schedule's phases
+    /// (docs/congestion-control.md §4).
     static let drainTime: Duration = .milliseconds(500)
     /// The deepest cut: half of what arrives.
     static let minimumDrainShare = 0.5

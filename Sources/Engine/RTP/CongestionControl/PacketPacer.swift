@@ -1,19 +1,12 @@
 import EngineTransport
-/// Spreads a frame's packets over time instead of sending them as one burst (docs/congestion-control.md §6).
+/// Spreads a frame's packets over time instead of sending them as one burst (docs/congestion-control.md §6, with
+/// the factors tried and what each did on the bench).
 ///
-/// An encoded frame leaves the encoder at once; sent at once, its packets arrive at the bottleneck at the speed of the
-/// local link and queue there: a 3 KB frame on a 500 kbit/s path stands 48 ms in the router's buffer before its last
-/// packet is through, and the delay detector sees that queue as congestion noise. Paced at `factor` times the
-/// estimate, the same frame leaves over 40 ms and the peak queue at the bottleneck is what the rates differ by, a
-/// sixth of the frame, not the whole burst. libwebrtc paces at 2.5 × for 30 frames a second; conftui sends 15, so a
-/// frame at the estimate is twice as large, and at 2.5 × it stood 60 % of itself in the queue every frame: on the
-/// bench a 2.5 Mbit/s link read as overused after every probe that found it (each costing a decrease to 0.85 × what
-/// was acknowledged, 0.7-1 Mbit/s). At 1.5 × the estimate reached 2.5 Mbit/s, but a frame still stood a third of
-/// itself in the queue, rising over nine of the trendline's 20 packet groups: two frames fill its window, so it
-/// read each frame's own queue as a trend: with 50 audio packets a second and every header counted (as a real link
-/// does), the virtual-clock call missed RFC 8867's 5 s to 2.5 Mbit/s in all three seeded capacity schedules, each
-/// time cut right after the probe that found the link. At 1.2 × a frame leaves over most of its interval, a sixth
-/// of it queues, and all three make it.
+/// Sent at once, a frame's packets reach the bottleneck at the local link's speed and queue there (a 3 KB frame
+/// stands 48 ms in a 500 kbit/s router's buffer), and the delay detector reads that queue as congestion. Paced at
+/// `factor` (1.2) × the estimate, a frame leaves over most of a 15 fps frame interval and a sixth of it queues.
+/// libwebrtc's 2.5 × is for 30 frames a second; with conftui's twice larger frames, 2.5 × and 1.5 × both left each
+/// frame's own queue in the trendline, read as overuse right after a probe found the link.
 ///
 /// A token budget: it fills at the pacing rate up to `burstTime`'s worth (so an idle pacer sends a frame's first
 /// packet at once), a packet leaves while the budget is positive and may overdraw it. What waits is bounded in time:

@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// Collects what OpenSSL writes, one array per `BIO_write`. A memory BIO would concatenate a whole flight into one
-/// read (toolchain-notes §2 pitfall); this custom BIO keeps DTLS records in the datagrams OpenSSL sized for the MTU.
+/// read (docs/toolchain-pitfalls.md §2); this custom BIO keeps DTLS records in the datagrams OpenSSL sized for the MTU.
 final class DatagramSink {
     var datagrams: [[UInt8]] = []
 }

@@ -78,7 +78,7 @@ public final class DtlsEndpoint {
             SSL_CTX_free(ctx)
             throw DtlsCertificate.failure("SSL_CTX_use_certificate")
         }
-        // Returns 0 on success (toolchain-notes §1).
+        // Returns 0 on success (docs/toolchain-pitfalls.md §1).
         guard SSL_CTX_set_tlsext_use_srtp(ctx, profiles.map(\.openSSLName).joined(separator: ":")) == 0 else {
             SSL_CTX_free(ctx)
             throw DtlsCertificate.failure("SSL_CTX_set_tlsext_use_srtp")

@@ -48,7 +48,7 @@ public final class SrtpContext {
         var policy = srtp_policy_t()
         switch profile {
         case .aes128CmHmacSha1_80:
-            // The `aes_cm_128_hmac_sha1_80` setter is a macro alias of these (toolchain-notes §1).
+            // The `aes_cm_128_hmac_sha1_80` setter is a macro alias of these (docs/toolchain-pitfalls.md §1).
             srtp_crypto_policy_set_rtp_default(&policy.rtp)
             srtp_crypto_policy_set_rtcp_default(&policy.rtcp)
         case .aeadAes128Gcm:
