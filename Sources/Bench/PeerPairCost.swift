@@ -154,10 +154,10 @@ final class PeerPairCost {
         if side == .a { deadlineA = out.deadline } else { deadlineB = out.deadline }
         for event in out.events {
             switch event {
-            case .localDescription(let sd): descriptions[side] = sd
+            case .localDescription(let sd, _): descriptions[side] = sd
             case .stateChanged(.connected, _): connected.insert(side == .a ? "A" : "B")
             case .keyframeRequested where side == .a: keyframeWanted = true
-            case .videoFrame(let frame) where side == .b:
+            case .videoFrame(_, let frame) where side == .b:
                 var ok = true
                 let cpu = cpuTime { ok = (try? decoder.decode(frame.data, timestamp: Double(frame.rtpTimestamp) / 90_000)) != nil }
                 guard counting else { continue }
@@ -165,7 +165,7 @@ final class PeerPairCost {
                 if ok { result.videoFramesDecoded += 1 }
                 // Only a datagram can complete a frame on a lossless wire; timers never hold one back.
                 if case .datagram = input { result.frameLatencies.append(monotonicSeconds() - started) }
-            case .audio(let pull) where side == .b:
+            case .audio(_, let pull) where side == .b:
                 let cpu = cpuTime {
                     switch pull {
                     case .packet(let p): _ = try? opusDecoder.decode(p)

@@ -152,8 +152,8 @@ public final class CallRoomHarness {
         case .signal(let signal): relay(signal, from: m)
         case .announce(let state): m.announcements.append(state)
         case .event(.peerState(let peer, let state, _)): m.states.append("\(name(of: peer)):\(state.rawValue)")
-        case .decodeVideo(let peer, let frame): record(frame.data.dropFirst(6), from: peer, into: \.videoFrom, of: m)
-        case .decodeAudio(let peer, .packet(let bytes)): record(bytes[...], from: peer, into: \.audioFrom, of: m)
+        case .decodeVideo(let peer, _, let frame): record(frame.data.dropFirst(6), from: peer, into: \.videoFrom, of: m)
+        case .decodeAudio(let peer, _, .packet(let bytes)): record(bytes[...], from: peer, into: \.audioFrom, of: m)
         case .requestKeyframe(let layer): m.keyframeWanted.insert(layer)
         case .setVideoBitrates(_, let low): m.layers = low == nil ? [.full] : [.full, .low]
         case .log(let text): m.log.append("\(now) \(text)")

@@ -244,8 +244,8 @@ private final class CallLoop {
             guard let worker = call.decoders.withLock({ $0.removeValue(forKey: peer) }) else { return }
             worker.stop()
             call.published.withLock { $0.close(peer, summary, decoded: worker.latest) }
-        case .decodeVideo(let peer, let frame): call.decoders.withLock { $0[peer] }?.decode(frame)
-        case .decodeAudio(let peer, let pull): call.decoders.withLock { $0[peer] }?.play(pull)
+        case .decodeVideo(let peer, let mid, let frame): call.decoders.withLock { $0[peer] }?.decode(frame, mid: mid)
+        case .decodeAudio(let peer, let mid, let pull): call.decoders.withLock { $0[peer] }?.play(pull, mid: mid)
         case .requestKeyframe(let layer): call.media.requestKeyframe(layer: layer)
         case .setVideoBitrates(let full, let low): call.media.setVideoBitrates(fullKbps: full, lowKbps: low)
         case .log(let text): call.log(text)
@@ -272,15 +272,11 @@ private final class CallLoop {
 
     func openDecoder(for peer: RemotePeerID) {
         let call = self.call
-        do {
-            let worker = try DecodeWorker(peer: peer, playback: call.playback, events: call.events, clock: { call.elapsed }) { reason in
-                call.log("\(peer.rawValue.prefix(8)): VP8 decode failed (\(reason)), asking for a keyframe")
-                call.enqueue(.decodeFailed(peer))
-            }
-            call.decoders.withLock { $0[peer]?.stop(); $0[peer] = worker }
-        } catch {
-            call.log("\(peer.rawValue.prefix(8)): no decoders: \(error)")
+        let worker = DecodeWorker(peer: peer, playback: call.playback, events: call.events, clock: { call.elapsed }) { mid, reason in
+            call.log("\(peer.rawValue.prefix(8)): VP8 decode of section \(mid) failed (\(reason)), asking for a keyframe")
+            call.enqueue(.decodeFailed(peer, mid: mid))
         }
+        call.decoders.withLock { $0[peer]?.stop(); $0[peer] = worker }
     }
 
     func publish() {

@@ -86,7 +86,7 @@ public enum CallChurn {
         let offerer = try PeerConnection(configuration: .random(localHosts: [offerSocket.localAddress]))
         var sharedOffer = ""
         for e in offerer.handle(.command(.createOffer), now: .zero).events {
-            if case .localDescription(let d) = e { sharedOffer = d.sdpText }
+            if case .localDescription(let d, _) = e { sharedOffer = d.sdpText }
         }
         let trickled = offerer.localDescription?.allCandidates.map(\.sdpValue) ?? []
 
@@ -153,7 +153,7 @@ public enum CallChurn {
         func pump(_ out: PeerConnection.Output) {
             for t in out.transmits { _ = socket.send(t.bytes, to: t.to) }
             deadline = out.deadline
-            for case .localDescription(let d) in out.events { offer = d.sdpText }
+            for case .localDescription(let d, _) in out.events { offer = d.sdpText }
         }
         pump(pc.handle(.command(.createOffer), now: now()))
         call.handle(.newPeer(id))

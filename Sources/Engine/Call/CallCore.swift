@@ -85,9 +85,9 @@ public final class CallCore {
         case .localMedia(let state):
             localMedia = state
             announceIfChanged()
-        case .decodeFailed(let peer):
+        case .decodeFailed(let peer, let mid):
             guard let c = byPeer[peer].flatMap({ connections[$0] }) else { return }
-            feed(c, .command(.decodeFailed), now: now)
+            feed(c, .command(.decodeFailed(mid: mid)), now: now)
         case .timeout: serviceTimers(now: now)
         case .leave: apply(.leave, now: now)
         }
@@ -319,9 +319,9 @@ public final class CallCore {
     private func take(_ event: PeerConnection.Event, from c: CallConnection, now: TransportTime) {
         let peer = c.peer
         switch event {
-        case .localDescription(let sd):
+        case .localDescription(let sd, let type):
             let text = sd.sdpText
-            apply(.localSignal(c.connection?.role == .offerer ? .offer(to: peer, sdp: text) : .answer(to: peer, sdp: text)), now: now)
+            apply(.localSignal(type == .offer ? .offer(to: peer, sdp: text) : .answer(to: peer, sdp: text)), now: now)
             c.described = true
             for candidate in c.heldCandidates { reflexive(candidate, of: c) }
             c.heldCandidates = []
@@ -338,8 +338,11 @@ public final class CallCore {
             log("\(short(peer)): selected pair \(pair.localBase) -> \(pair.remoteAddress)")
         case .dtlsConnected(let profile):
             log("\(short(peer)): DTLS connected as \(c.connection?.dtlsRole == .client ? "client" : "server"), SRTP \(profile)")
-        case .videoFrame(let frame): out.effects.append(.decodeVideo(peer, frame))
-        case .audio(let pull): out.effects.append(.decodeAudio(peer, pull))
+        case .videoFrame(let mid, let frame): out.effects.append(.decodeVideo(peer, mid: mid, frame))
+        case .audio(let mid, let pull): out.effects.append(.decodeAudio(peer, mid: mid, pull))
+        case .sectionsChanged(let sections):
+            log("\(short(peer)): sections " + sections.map { "\($0.mid) \($0.kind) \($0.sends ? "send" : "")\($0.receives ? "recv" : "")" }
+                .joined(separator: ", "))
         case .keyframeRequested: out.effects.append(.requestKeyframe(c.layer))
         case .warning(let text): log("\(short(peer)): \(text)")
         }

@@ -49,8 +49,8 @@ extension CallCore {
         case media(EncodedMedia)
         /// The local media as the pipeline applies it (mute, video, source); changes are announced to the room.
         case localMedia(LocalMediaState)
-        /// A participant's decoder refused a frame: wait for a keyframe and ask for one (PLI).
-        case decodeFailed(RemotePeerID)
+        /// A participant's decoder of section `mid` refused a frame: wait for a keyframe and ask for one (PLI).
+        case decodeFailed(RemotePeerID, mid: String)
         /// `Output.deadline` passed (extra timeouts are harmless).
         case timeout
         /// We leave the room: every connection closes.
@@ -77,9 +77,9 @@ extension CallCore {
         /// A participant's connection opened (a decoder is wanted) or closed (its summary is final).
         case participantOpened(RemotePeerID)
         case participantClosed(RemotePeerID, ConnectionSummary)
-        /// Work for a participant's decoder, off the network thread.
-        case decodeVideo(RemotePeerID, ReceivedVideoFrame)
-        case decodeAudio(RemotePeerID, AudioJitterBuffer.Pull)
+        /// Work for a participant's decoders (one per section `mid`), off the network thread.
+        case decodeVideo(RemotePeerID, mid: String, ReceivedVideoFrame)
+        case decodeAudio(RemotePeerID, mid: String, AudioJitterBuffer.Pull)
         /// The encoders: a keyframe of a layer, and the layers' rates.
         case requestKeyframe(EncodingPlan.Layer)
         case setVideoBitrates(fullKbps: Int, lowKbps: Int?)

@@ -3,20 +3,25 @@ import Synchronization
 import EngineMedia
 import EngineRTP
 
-/// One remote participant's VP8 and Opus decoders (`RemoteMedia`) on a thread of their own, so that a slow decoder
-/// never delays the network thread's packets, feedback or pacing. Work arrives through a bounded queue; what the
-/// decoders produce (the latest picture, figures, the last half second of audio) is read under a lock by any thread.
+/// One remote participant's VP8 and Opus decoders (a `RemoteMedia` per section, keyed by mid) on a thread of their
+/// own, so that a slow decoder never delays the network thread's packets, feedback or pacing. Work arrives through a
+/// bounded queue; what the decoders produce (the latest pictures, figures, the last half second of audio) is read
+/// under a lock by any thread. The participant's first video section and first audio section are its main ones:
+/// their figures are the participant's, and only the main audio is played (a second audio section would be a
+/// second voice of the same tile, which the speaker does not mix yet).
 final class DecodeWorker: Sendable {
     struct Results: Sendable {
         var video = ReceivedVideoSnapshot()
         var audio = ReceivedAudioSnapshot()
         var recentSamples: [Int16] = []
         var latestFrame: VideoFrame?
+        /// Every video section's latest picture, by mid.
+        var frames: [String: VideoFrame] = [:]
     }
 
     private enum Work: Sendable {
-        case video(ReceivedVideoFrame)
-        case audio(AudioJitterBuffer.Pull)
+        case video(mid: String, ReceivedVideoFrame)
+        case audio(mid: String, AudioJitterBuffer.Pull)
     }
 
     private struct Queue: Sendable {
@@ -39,16 +44,16 @@ final class DecodeWorker: Sendable {
     private let results = Mutex(Results())
     private let signal = DispatchSemaphore(value: 0)
 
+    /// Sections decoded at most: an SFU subscription's (`RemoteInputLimits.mediaSections`).
+    static let maxSections = RemoteInputLimits.mediaSections
+
     /// - Parameters: `clock` gives seconds on the call's monotonic clock; `onDecodeFailed` is told (on the worker's
-    ///   thread) when a frame was refused or dropped, so the call asks the sender for a keyframe.
+    ///   thread) when a section's frame was refused or dropped, with the mid and why, so the call asks for a keyframe.
     init(peer: RemotePeerID, playback: CallPlayback?, events: CallEventQueue, clock: @escaping @Sendable () -> Double,
-         onDecodeFailed: @escaping @Sendable (String) -> Void) throws(EngineError) {
+         onDecodeFailed: @escaping @Sendable (String, String) -> Void) {
         self.peer = peer
-        let media = try RemoteMedia()
-        // The decoders hold C handles and live on the worker's thread only, handed over once here.
-        nonisolated(unsafe) let owned = media
         let thread = Thread { [self] in
-            run(owned, playback: playback, events: events, clock: clock, onDecodeFailed: onDecodeFailed)
+            run(playback: playback, events: events, clock: clock, onDecodeFailed: onDecodeFailed)
         }
         thread.name = "call-decode"
         thread.start()
@@ -57,8 +62,8 @@ final class DecodeWorker: Sendable {
     var latest: Results { results.withLock { $0 } }
     var latestFrame: VideoFrame? { results.withLock { $0.latestFrame } }
 
-    func decode(_ frame: ReceivedVideoFrame) { submit(.video(frame)) }
-    func play(_ pull: AudioJitterBuffer.Pull) { submit(.audio(pull)) }
+    func decode(_ frame: ReceivedVideoFrame, mid: String) { submit(.video(mid: mid, frame)) }
+    func play(_ pull: AudioJitterBuffer.Pull, mid: String) { submit(.audio(mid: mid, pull)) }
 
     /// Ends the thread after the item it is on; the participant's audio leaves the speaker then.
     func stop() {
@@ -73,7 +78,7 @@ final class DecodeWorker: Sendable {
             case .video:
                 if q.videoItems >= Self.maxQueuedVideo {
                     q.items.removeAll { if case .video = $0 { true } else { false } }
-                    q.items.append(.video(Self.gapMarker))
+                    q.items.append(.video(mid: "", Self.gapMarker))
                     q.videoItems = 1
                 }
                 q.videoItems += 1
@@ -91,11 +96,19 @@ final class DecodeWorker: Sendable {
     /// Stands for frames dropped from the queue: the decoder treats it as a refused frame (and waits for a keyframe).
     private static let gapMarker = ReceivedVideoFrame(data: [], isKeyframe: false, rtpTimestamp: 0)
 
-    private func run(_ media: RemoteMedia, playback: CallPlayback?, events: CallEventQueue, clock: @Sendable () -> Double,
-                     onDecodeFailed: @Sendable (String) -> Void) {
+    private func run(playback: CallPlayback?, events: CallEventQueue, clock: @Sendable () -> Double,
+                     onDecodeFailed: @Sendable (String, String) -> Void) {
+        var decoders: [String: RemoteMedia] = [:]
+        var mainVideo: String?, mainAudio: String?
         var shownSize: (width: Int, height: Int)?
-        var waitingForKeyframe = false
+        var waitingForKeyframe: Set<String> = []
         var audioSincePublish = 0
+        func media(_ mid: String) -> RemoteMedia? {
+            if let m = decoders[mid] { return m }
+            guard decoders.count < Self.maxSections, let m = try? RemoteMedia() else { return nil }
+            decoders[mid] = m
+            return m
+        }
         while true {
             signal.wait()
             let (items, stopped) = queue.withLock { q in
@@ -105,37 +118,51 @@ final class DecodeWorker: Sendable {
             if stopped { break }
             for item in items {
                 switch item {
-                case .video(let frame):
+                case .video(let mid, let frame):
                     if frame.data.isEmpty {
-                        waitingForKeyframe = true
-                        onDecodeFailed("the decoder fell \(Self.maxQueuedVideo) frames behind; dropped them")
+                        // Frames were dropped from the queue: every video section waits for a keyframe.
+                        waitingForKeyframe.formUnion(decoders.keys)
+                        for mid in decoders.keys.sorted() { onDecodeFailed(mid, "the decoder fell \(Self.maxQueuedVideo) frames behind; dropped them") }
                         continue
                     }
-                    if waitingForKeyframe && !frame.isKeyframe { continue }
-                    waitingForKeyframe = false
+                    if waitingForKeyframe.contains(mid) && !frame.isKeyframe { continue }
+                    waitingForKeyframe.remove(mid)
+                    guard let decoder = media(mid) else { continue }
+                    let main = mainVideo ?? mid
+                    mainVideo = main
                     let wall = UInt32(truncatingIfNeeded: Int64((MediaPipeline.wallClock() * 1000).rounded(.down)))
-                    let decoded = media.decode(frame, now: clock(), wallMillis: wall)
-                    results.withLock { $0.latestFrame = media.latestFrame; $0.video = media.video }
+                    let decoded = decoder.decode(frame, now: clock(), wallMillis: wall)
+                    results.withLock {
+                        $0.frames[mid] = decoder.latestFrame
+                        if mid == main { $0.latestFrame = decoder.latestFrame; $0.video = decoder.video }
+                    }
                     guard decoded else {
-                        onDecodeFailed(media.lastDecodeError ?? "no reason")
+                        onDecodeFailed(mid, decoder.lastDecodeError ?? "no reason")
                         continue
                     }
-                    guard let picture = media.latestFrame else { continue }
+                    guard mid == main, let picture = decoder.latestFrame else { continue }
                     if shownSize.map({ $0 != (picture.width, picture.height) }) ?? true {
                         shownSize = (picture.width, picture.height)
                         events.push(.videoSize(peer, width: picture.width, height: picture.height))
                     }
-                case .audio(let pull):
-                    if let frame = media.play(pull) { playback?.push(frame, from: peer) }
+                case .audio(let mid, let pull):
+                    guard let decoder = media(mid) else { continue }
+                    let main = mainAudio ?? mid
+                    mainAudio = main
+                    let frame = decoder.play(pull)
+                    guard mid == main else { continue }
+                    if let frame { playback?.push(frame, from: peer) }
                     audioSincePublish += 1
                     if audioSincePublish >= Self.audioPublishEvery {
                         audioSincePublish = 0
-                        results.withLock { $0.audio = media.audio; $0.recentSamples = media.recentSamples }
+                        results.withLock { $0.audio = decoder.audio; $0.recentSamples = decoder.recentSamples }
                     }
                 }
             }
         }
-        results.withLock { $0.audio = media.audio; $0.recentSamples = media.recentSamples; $0.video = media.video }
+        if let main = mainAudio.flatMap({ decoders[$0] }) {
+            results.withLock { $0.audio = main.audio; $0.recentSamples = main.recentSamples }
+        }
         // Last, on this thread: nothing of this participant reaches the speaker after it is removed.
         playback?.remove(peer)
     }

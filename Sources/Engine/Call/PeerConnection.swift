@@ -1,12 +1,14 @@
 import EngineRTP
 import EngineTransport
 /// One peer connection, sans-IO: a `TransportSession` (ICE, DTLS, SRTP on one BUNDLE 5-tuple), JSEP offer/answer
-/// (one Opus and one VP8 section, RFC 8829) and the RTP streams of `Engine/RTP`. Datagrams, timeouts and commands
-/// in; datagrams, events and the next deadline out. No sockets, threads or clock reads (docs/architecture.md).
+/// (`Jsep.swift`, RFC 8829) over any number of sections keyed by mid (W3C transceivers), renegotiated in both roles
+/// on the same transport, and the RTP streams of `Engine/RTP`. Datagrams, timeouts and commands in; datagrams,
+/// events and the next deadline out. No sockets, threads or clock reads (docs/architecture.md).
 ///
-/// Incoming RTP is routed to a section by `RTPStreamRouter` (MID header extension, then announced or latched SSRC,
-/// then a payload type unique in the bundle: RFC 8843 §9.2); each section's receive stream follows the first SSRC
-/// routed to it.
+/// Our one audio and one video track each ride one section of their kind; every section receives what the peer
+/// sends on it. Incoming RTP is routed to a section by `RTPStreamRouter` (MID header extension, then announced or
+/// latched SSRC, then a payload type unique in the bundle: RFC 8843 §9.2); each section's receive stream follows the
+/// first SSRC routed to it.
 public final class PeerConnection {
     public let configuration: Configuration
     public let certificate: DtlsCertificate
@@ -35,6 +37,7 @@ public final class PeerConnection {
     private var maintenanceAt: TransportTime?
 
     private struct Negotiated {
+        var kind: MediaKind
         var payloadType: PayloadType
         var mid: String
         var mLineIndex: Int
@@ -46,12 +49,22 @@ public final class PeerConnection {
         /// The answer's `a=rtcp-fb ... transport-cc`: the receiver of this section sends transport feedback.
         var transportFeedback: Bool
     }
-    private var audio: Negotiated?
-    private var video: Negotiated?
+    /// The accepted sections of the last completed negotiation, in m= order.
+    private var sections: [Negotiated] = []
+    /// Every m= line of our next offer, stopped ones included (RFC 8829 §5.2.2 keeps their places).
+    private var offered: [OfferedSection] = []
+    public private(set) var signalingState = SignalingState.stable
+    /// `o=` version of our descriptions: each new one is one more (RFC 3264 §8).
+    private var descriptionVersion: UInt64 = 0
     private var videoSend: VideoSendStream?
     private var audioSend: AudioSendStream?
-    private var videoReceive: VideoReceiveStream?
-    private var audioReceive: AudioReceiveStream?
+    /// The sections our video and audio ride.
+    private var videoSendMid: String?
+    private var audioSendMid: String?
+    private var videoReceives: [String: VideoReceiveStream] = [:]
+    private var audioReceives: [String: AudioReceiveStream] = [:]
+    private var sectionPackets: [String: UInt64] = [:]
+    /// One 20 ms playout clock for every audio section.
     private var audioPullAt: TransportTime?
     private var router = RTPStreamRouter()
     /// Transport feedback for what the peer sends us (docs/congestion-control.md), once `transport-cc` is negotiated.
@@ -114,8 +127,8 @@ public final class PeerConnection {
         }
         service(now: now)
         out.deadline = state == .closed ? nil
-            : [transportDeadline, maintenanceAt, audioPullAt, videoReceive?.nextDeadline(), probeDeadline,
-               pacer.nextDeadline].compactMap { $0 }.min()
+            : ([transportDeadline, maintenanceAt, audioPullAt, probeDeadline, pacer.nextDeadline]
+               + videoReceives.values.map { $0.nextDeadline() }).compactMap { $0 }.min()
         defer { out = Output() }
         return out
     }
@@ -125,22 +138,37 @@ public final class PeerConnection {
     private func apply(_ command: Command, now: TransportTime) {
         switch command {
         case .createOffer:
-            guard role == nil else { return warn("createOffer: this connection already has a role (\(role!))") }
-            role = .offerer
-            startTransport(role: .controlling, now: now)
-            let offer = SessionDescription.makeOffer(sessionID: sessionID, transport: localTransport, audio: audioTrack,
-                                                     video: videoTrack)
+            if transport == nil {
+                guard role == nil else { return warn("createOffer: this connection already has a role (\(role!))") }
+                role = .offerer
+                startTransport(role: .controlling, now: now)
+                offered = [OfferedSection(mid: "0", kind: .audio, direction: audioTrack == nil ? .recvonly : .sendrecv, track: audioTrack),
+                           OfferedSection(mid: "1", kind: .video, direction: videoTrack == nil ? .recvonly : .sendrecv, track: videoTrack)]
+            } else {
+                guard signalingState == .stable, remoteDescription != nil, state != .failed, state != .closed else {
+                    return warn("createOffer: not now (\(signalingState.rawValue), \(state.rawValue))")
+                }
+                descriptionVersion += 1
+            }
+            let offer = SessionDescription.makeOffer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
+                                                     sections: offered)
             localDescription = offer
-            announce(offer)
+            signalingState = .haveLocalOffer
+            announce(offer, .offer)
+        case .addTransceiver(let kind, let direction):
+            offered.append(OfferedSection(mid: nextMid(), kind: kind, direction: direction))
+        case .stopTransceiver(let mid):
+            guard let i = offered.firstIndex(where: { $0.mid == mid }) else { return warn("stopTransceiver: no section \(mid)") }
+            offered[i].stopped = true
         case .applyRemoteOffer(let offer):
-            guard role == nil else { return warn("remote offer: this connection is already the \(role!)") }
+            if role != nil { return renegotiate(offer, now: now) }
             role = .answerer
             do throws(EngineError) { try offer.checkRemoteLimits() } catch {
                 return refuse("remote offer refused: \(error)", now: now)
             }
             // RFC 8445 §6.1.1: a lite peer is always controlled, so the full agent controls even when it answers.
             startTransport(role: offer.iceLite ? .controlling : .controlled, now: now)
-            let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, audio: audioTrack, video: videoTrack)
+            let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, tracks: localTracks)
             // RFC 8829 §5.3.1 would answer an offer we cannot use with every section rejected; there is no call in
             // that, so the connection is refused instead (and nothing is sent back).
             guard answer.media.contains(where: { !$0.isRejected }) else {
@@ -148,20 +176,30 @@ public final class PeerConnection {
                               + "section with rtcp-mux; the offer has \(offer.media.count) m= sections)", now: now)
             }
             localDescription = answer
-            negotiate(ours: answer, theirs: offer)
-            announce(answer)
+            offered = Self.sections(answering: answer, tracks: localTracks)
+            negotiate(ours: answer, theirs: offer, weOffered: false, now: now)
+            announce(answer, .answer)
             // RFC 8842 §5.3: the answerer's setup attribute decides; ours is `active` (client) unless the offer forced otherwise.
             let setup = answer.media.first { !$0.isRejected }?.setup ?? .active
             applyRemote(offer, localRole: DtlsEndpoint.Role(setup: setup) ?? .client, now: now)
         case .applyRemoteAnswer(let answer):
-            guard role == .offerer, remoteDescription == nil, state != .failed, let offer = localDescription else {
+            guard signalingState == .haveLocalOffer, state != .failed, let offer = localDescription else {
                 return warn("remote answer without a pending local offer")
             }
             do throws(EngineError) { try answer.checkRemoteLimits() } catch {
+                guard remoteDescription == nil else { return warn("remote answer ignored: \(error)") }
                 return refuse("remote answer refused: \(error)", now: now)
             }
-            negotiate(ours: offer, theirs: answer)
-            guard audio != nil || video != nil else {
+            signalingState = .stable
+            if remoteDescription != nil {
+                // A subsequent answer: the sections change, the transport and its DTLS roles stay.
+                remoteDescription = answer
+                negotiate(ours: offer, theirs: answer, weOffered: true, now: now)
+                for c in answer.allCandidates { addRemote(c, now: now) }
+                return
+            }
+            negotiate(ours: offer, theirs: answer, weOffered: true, now: now)
+            guard !sections.isEmpty else {
                 return refuse("remote answer refused: it accepts none of our media sections", now: now)
             }
             // RFC 5763 §5: the answer's `active` makes us the server; `passive` makes us the client.
@@ -183,17 +221,17 @@ public final class PeerConnection {
             relayed = (address, mapped)
             feedTransport(.command(.addLocalRelayed(relayed: address, mapped: mapped)), now: now)
         case .sendVideo(let frame):
-            guard transport?.isSecure == true, video?.send == true, videoSend != nil else { return }
+            guard transport?.isSecure == true, videoSend != nil else { return }
             // The shared encoder may still emit delta frames made before this peer connected: they cannot be decoded
             // without the keyframe they refer to, so the peer's stream starts at a keyframe (asked for on connect).
             if !sentKeyframe && !frame.isKeyframe { return }
             sentKeyframe = true
             for packet in videoSend!.send(frame, now: now) { pacer.enqueue(packet, now: now) }
         case .sendAudio(let packet, let isDTX):
-            guard transport?.isSecure == true, audio?.send == true, audioSend != nil else { return }
+            guard transport?.isSecure == true, audioSend != nil else { return }
             if let rtp = audioSend!.send(opusPacket: packet, isDTX: isDTX, now: now) { sendRTP(rtp, now: now) }
-        case .decodeFailed:
-            videoReceive?.decodeFailed()
+        case .decodeFailed(let mid):
+            videoReceives[mid]?.decodeFailed()
         case .close:
             shutDown(now: now, cause: "closed locally")
         }
@@ -205,8 +243,7 @@ public final class PeerConnection {
         warn(reason)
         dtlsError = reason   // keeps `updateState` at failed whatever the transport reports while it closes
         setState(.failed, cause: reason)
-        audio = nil
-        video = nil
+        sections = []
         videoSend = nil
         audioSend = nil
         if transport != nil { feedTransport(.command(.close), now: now) }
@@ -224,6 +261,54 @@ public final class PeerConnection {
         audioPullAt = nil
         maintenanceAt = nil
         transportDeadline = nil
+    }
+
+    private var localTracks: [LocalTrack] { [audioTrack, videoTrack].compactMap { $0 } }
+
+    /// The smallest number not yet a mid of ours or theirs (mids are never reused, RFC 8829 §5.2.2).
+    private func nextMid() -> String {
+        let used = Set(offered.map(\.mid) + (remoteDescription?.media.compactMap { $0.mid?.rawValue } ?? []))
+        var n = offered.count
+        while used.contains(String(n)) { n += 1 }
+        return String(n)
+    }
+
+    /// Our sections as an answer left them, for a later offer of ours: same mids and order, each in the direction we
+    /// answered, rejected ones stopped.
+    static func sections(answering answer: SessionDescription, tracks: [LocalTrack]) -> [OfferedSection] {
+        answer.media.map { m in
+            let kind = MediaKind(rawValue: m.kind) ?? .application
+            let direction = m.direction ?? .sendrecv
+            return OfferedSection(mid: m.mid?.rawValue ?? "", kind: kind, direction: direction,
+                                  track: direction.sends ? tracks.first { $0.kind == kind } : nil,
+                                  stopped: m.isRejected || MediaKind(rawValue: m.kind) == nil)
+        }
+    }
+
+    /// A subsequent offer on a live connection: answered on the same transport, the sections that stay keep their
+    /// streams (RFC 8829 §5.3.2). A bad or mismatched re-offer is a warning: the call that runs is not ended for it.
+    private func renegotiate(_ offer: SessionDescription, now: TransportTime) {
+        guard signalingState == .stable else {
+            return warn("remote offer while our own waits for its answer (glare in renegotiation): ignored")
+        }
+        guard let current = remoteDescription, state != .failed, state != .closed else { return warn("remote offer: not now (\(state.rawValue))") }
+        do throws(EngineError) { try offer.checkRemoteLimits() } catch { return warn("remote offer ignored: \(error)") }
+        let theirs = offer.media.firstIndex { !$0.isRejected }.flatMap { offer.iceCredentials(mediaIndex: $0) }
+        let known = current.media.firstIndex { !$0.isRejected }.flatMap { current.iceCredentials(mediaIndex: $0) }
+        guard let theirs, theirs.ufrag == known?.ufrag else {
+            return warn("remote offer ignored: new ICE credentials (an ICE restart, which conftui does not do yet)")
+        }
+        descriptionVersion += 1
+        // RFC 8842 §5.3: the answer to a subsequent offer keeps the DTLS association, so our role's setup value.
+        let answer = offer.makeAnswer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
+                                      setup: dtlsRole == .server ? .passive : .active, tracks: localTracks,
+                                      sendOn: [.audio: audioSendMid, .video: videoSendMid].compactMapValues { $0 })
+        localDescription = answer
+        remoteDescription = offer
+        offered = Self.sections(answering: answer, tracks: localTracks)
+        negotiate(ours: answer, theirs: offer, weOffered: false, now: now)
+        announce(answer, .answer)
+        for c in offer.allCandidates { addRemote(c, now: now) }
     }
 
     private var audioTrack: LocalTrack? {
@@ -254,62 +339,68 @@ public final class PeerConnection {
     }
 
     /// The description first, then its candidates for trickling (they are in the SDP too).
-    private func announce(_ description: SessionDescription) {
-        out.events.append(.localDescription(description))
+    private func announce(_ description: SessionDescription, _ type: SdpType) {
+        out.events.append(.localDescription(description, type))
         describing = false
         let (mid, section) = description.trickleSection
         for c in gathered { out.events.append(.localCandidate(TrickleCandidate(candidate: c, mid: mid, mLineIndex: section))) }
     }
 
-    /// Reads payload types, directions and MID extension ids of both sections from the negotiated pair:
+    /// Reads payload types, directions and MID extension ids of every accepted section from the negotiated pair:
     /// `ours` is our description (offer or answer), `theirs` the peer's. RFC 3264 §6.1: we send on a section when
-    /// our direction sends and theirs receives; payload types and extension ids are those of the answer.
-    private func negotiate(ours: SessionDescription, theirs: SessionDescription) {
-        let answer = role == .offerer ? theirs : ours
+    /// our direction sends and theirs receives; payload types and extension ids are those of the answer. Streams of
+    /// sections that go on are kept; those of removed or rejected sections stop.
+    private func negotiate(ours: SessionDescription, theirs: SessionDescription, weOffered: Bool, now: TransportTime) {
+        let answer = weOffered ? theirs : ours
+        sections = []
         for (index, section) in ours.media.enumerated() where !section.isRejected {
-            guard let mid = section.mid?.rawValue,
+            guard let mid = section.mid?.rawValue, let kind = MediaKind(rawValue: section.kind), kind != .application,
                   let remoteSection = theirs.media.first(where: { $0.mid?.rawValue == mid }), !remoteSection.isRejected,
                   let answered = answer.media.first(where: { $0.mid?.rawValue == mid }),
                   let pt = answered.payloadTypes.first else { continue }
             let mine = section.direction ?? .sendrecv, peer = remoteSection.direction ?? .sendrecv
-            let n = Negotiated(payloadType: pt, mid: mid, mLineIndex: index,
+            sections.append(Negotiated(kind: kind, payloadType: pt, mid: mid, mLineIndex: index,
                                send: mine.sends && peer.receives, receive: mine.receives && peer.sends,
                                midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.flatMap { UInt8(exactly: $0.id) },
                                transportSequenceID: answered.extmaps.first { $0.uri == TransportWideSequenceNumber.uri }
                                    .flatMap { UInt8(exactly: $0.id) }.flatMap { (1...14).contains($0) ? $0 : nil },
-                               transportFeedback: answered.feedback(for: pt).contains(TransportWideSequenceNumber.feedback))
-            switch section.kind {
-            case "audio": audio = n
-            case "video": video = n
-            default: break
-            }
+                               transportFeedback: answered.feedback(for: pt).contains(TransportWideSequenceNumber.feedback)))
         }
         // Route by what the remote side sends: its MID extension id, its announced SSRCs, the negotiated PTs.
-        let remoteSections = theirs.media
         var ids: [String: UInt8] = [:]
-        if let id = (audio ?? video)?.midExtensionID { ids[Extmap.midURI] = id }
+        if let id = sections.first?.midExtensionID { ids[Extmap.midURI] = id }
         router = RTPStreamRouter(extensions: RTPHeaderExtensionMap(ids: ids))
-        // BUNDLE puts both sections on one transport, so one counter and one feedback stream serve both; the
-        // extension id is the same in both sections (RFC 8285 §6: ids are per bundle).
-        let withFeedback = [audio, video].compactMap { $0 }.filter { $0.transportFeedback && $0.transportSequenceID != nil }
+        // BUNDLE puts every section on one transport, so one counter and one feedback stream serve them all; the
+        // extension id is the same in each (RFC 8285 §6: ids are per bundle).
+        let withFeedback = sections.filter { $0.transportFeedback && $0.transportSequenceID != nil }
         if let twcc = withFeedback.first(where: \.receive) {
             transportSequenceID = twcc.transportSequenceID
-            feedbackBuilder = TransportFeedbackBuilder(senderSSRC: configuration.videoSSRC)
+            if feedbackBuilder == nil { feedbackBuilder = TransportFeedbackBuilder(senderSSRC: configuration.videoSSRC) }
         }
         if let twcc = withFeedback.first(where: \.send) {
             transportSequenceID = twcc.transportSequenceID
-            sendEstimator = SendSideBandwidthEstimator(initial: Self.initialSendBitrate, minimum: Self.minimumSendBitrate,
-                                                       maximum: Self.maximumSendBitrate)
-        }
-        for n in [audio, video].compactMap({ $0 }) where n.receive {
-            router.expect(payloadTypes: [n.payloadType], mid: Mid(rawValue: n.mid))
-            let section = remoteSections.first { $0.mid?.rawValue == n.mid }
-            // With an SSRC group (e.g. FID for RTX) the first SSRC is the media one (RFC 5576 §4.2).
-            if let ssrc = section?.ssrcGroups.first?.ssrcs.first ?? section?.ssrcs.first?.ssrc {
-                router.expect(ssrc: ssrc, mid: Mid(rawValue: n.mid))
+            if sendEstimator == nil {
+                sendEstimator = SendSideBandwidthEstimator(initial: Self.initialSendBitrate, minimum: Self.minimumSendBitrate,
+                                                           maximum: Self.maximumSendBitrate)
             }
         }
-        if let video, video.send {
+        let receiving = Set(sections.filter(\.receive).map(\.mid))
+        videoReceives = videoReceives.filter { receiving.contains($0.key) }
+        audioReceives = audioReceives.filter { receiving.contains($0.key) }
+        if audioReceives.isEmpty { audioPullAt = nil }
+        for n in sections where n.receive {
+            let mid = Mid(rawValue: n.mid)
+            router.expect(payloadTypes: [n.payloadType], mid: mid)
+            let section = theirs.media.first { $0.mid?.rawValue == n.mid }
+            // With an SSRC group (e.g. FID for RTX) the first SSRC is the media one (RFC 5576 §4.2).
+            if let ssrc = section?.ssrcGroups.first?.ssrcs.first ?? section?.ssrcs.first?.ssrc { router.expect(ssrc: ssrc, mid: mid) }
+            // A stream that goes on keeps its source.
+            if let stream = videoReceives[n.mid] { router.expect(ssrc: stream.configuration.remoteSSRC, mid: mid) }
+            if let stream = audioReceives[n.mid] { router.expect(ssrc: stream.remoteSSRC, mid: mid) }
+        }
+        let videoSection = sections.first { $0.kind == .video && $0.send }
+        if videoSection?.mid != videoSendMid || videoSend == nil { videoSend = nil }
+        if let video = videoSection, videoSend == nil {
             var c = VideoSendStream.Configuration(ssrc: configuration.videoSSRC, payloadType: video.payloadType, cname: configuration.cname)
             c.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
             c.headerExtensions = sendExtensions(video)
@@ -317,13 +408,26 @@ public final class PeerConnection {
             // (`--max-video-kbps`, the encoding plan), not a second, lower cap here.
             c.bitrate = TargetBitrateController(maximum: Self.maximumSendBitrate)
             videoSend = VideoSendStream(configuration: c)
+            sentKeyframe = false
+            // A new stream starts at a keyframe; on a secure transport nothing else would ask for one now.
+            if transport?.isSecure == true { out.events.append(.keyframeRequested) }
         }
-        if let audio, audio.send {
+        videoSendMid = videoSection?.mid
+        let audioSection = sections.first { $0.kind == .audio && $0.send }
+        if audioSection?.mid != audioSendMid { audioSend = nil }
+        if let audio = audioSection, audioSend == nil {
             var s = AudioSendStream(ssrc: configuration.audioSSRC, payloadType: audio.payloadType, cname: configuration.cname,
                                     initialSequenceNumber: UInt16.random(in: 0...0x7FFF))
             s.headerExtensions = sendExtensions(audio)
             audioSend = s
         }
+        audioSendMid = audioSection?.mid
+        out.events.append(.sectionsChanged(sectionStates))
+    }
+
+    private var sectionStates: [SectionState] {
+        sections.map { SectionState(mid: $0.mid, kind: $0.kind.rawValue, sends: $0.send, receives: $0.receive,
+                                    packetsReceived: sectionPackets[$0.mid] ?? 0) }
     }
 
     /// RFC 8843 §15.1: the MID header extension lets the peer route packets before it has learned the SSRCs. With
@@ -465,22 +569,26 @@ public final class PeerConnection {
         if let id = transportSequenceID, let sequence = TransportWideSequenceNumber.read(from: packet, id: id) {
             feedbackBuilder?.record(sequence: sequence, mediaSSRC: packet.ssrc, arrival: arrival)
         }
-        guard let mid = router.route(packet)?.rawValue else { return }
-        if let video, video.receive, mid == video.mid, packet.payloadType == video.payloadType {
-            if videoReceive == nil {
-                videoReceive = VideoReceiveStream(configuration: .init(localSSRC: configuration.videoSSRC, remoteSSRC: packet.ssrc,
-                                                                       cname: configuration.cname))
+        guard let mid = router.route(packet)?.rawValue, let n = sections.first(where: { $0.mid == mid }), n.receive,
+              packet.payloadType == n.payloadType else { return }
+        sectionPackets[mid, default: 0] += 1
+        switch n.kind {
+        case .video:
+            if videoReceives[mid] == nil {
+                videoReceives[mid] = VideoReceiveStream(configuration: .init(localSSRC: configuration.videoSSRC, remoteSSRC: packet.ssrc,
+                                                                             cname: configuration.cname))
             }
             videoPacketsReceived += 1
-            videoReceive!.receive(packet, size: bytes.count, now: now)
-            pollVideo(now: now)
-        } else if let audio, audio.receive, mid == audio.mid, packet.payloadType == audio.payloadType {
-            if audioReceive == nil {
-                audioReceive = AudioReceiveStream(localSSRC: configuration.audioSSRC, remoteSSRC: packet.ssrc, cname: configuration.cname)
-                audioPullAt = now + Self.audioSlot
+            videoReceives[mid]!.receive(packet, size: bytes.count, now: now)
+            pollVideo(mid, now: now)
+        case .audio:
+            if audioReceives[mid] == nil {
+                audioReceives[mid] = AudioReceiveStream(localSSRC: configuration.audioSSRC, remoteSSRC: packet.ssrc, cname: configuration.cname)
+                if audioPullAt == nil { audioPullAt = now + Self.audioSlot }
             }
             audioPacketsReceived += 1
-            audioReceive!.receive(packet, size: bytes.count, now: now)
+            audioReceives[mid]!.receive(packet, size: bytes.count, now: now)
+        case .application: break
         }
     }
 
@@ -495,18 +603,20 @@ public final class PeerConnection {
         if videoSend != nil {
             for resend in videoSend!.handleRTCP(packets, estimate: sendEstimator?.target, now: now) { sendRTP(resend, now: now) }
             if videoSend!.takeKeyframeRequest(now: now) { out.events.append(.keyframeRequested) }
-            if let rtt = videoSend!.statistics.roundTripTime { videoReceive?.roundTripTime = rtt }
+            if let rtt = videoSend!.statistics.roundTripTime {
+                for mid in videoReceives.keys { videoReceives[mid]!.roundTripTime = rtt }
+            }
         }
         audioSend?.handleRTCP(packets, now: now)
-        videoReceive?.handleRTCP(packets, now: now)
-        audioReceive?.handleRTCP(packets, now: now)
+        for mid in videoReceives.keys { videoReceives[mid]!.handleRTCP(packets, now: now) }
+        for mid in audioReceives.keys { audioReceives[mid]!.handleRTCP(packets, now: now) }
     }
 
-    private func pollVideo(now: TransportTime) {
-        guard videoReceive != nil else { return }
-        let polled = videoReceive!.poll(now: now)
+    private func pollVideo(_ mid: String, now: TransportTime) {
+        guard videoReceives[mid] != nil else { return }
+        let polled = videoReceives[mid]!.poll(now: now)
         for f in polled.frames {
-            out.events.append(.videoFrame(ReceivedVideoFrame(data: f.data, isKeyframe: f.isKeyframe, rtpTimestamp: f.rtpTimestamp)))
+            out.events.append(.videoFrame(mid: mid, ReceivedVideoFrame(data: f.data, isKeyframe: f.isKeyframe, rtpTimestamp: f.rtpTimestamp)))
         }
         for p in polled.rtcp { sendRTCP(p, now: now) }
     }
@@ -526,20 +636,21 @@ public final class PeerConnection {
         if reports {
             if videoSend != nil, let sr = videoSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             if audioSend != nil, let sr = audioSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
-            if audioReceive != nil, let rr = audioReceive!.pollReport(now: now) { sendRTCP(rr, now: now) }
+            for mid in audioReceives.keys.sorted() { if let rr = audioReceives[mid]!.pollReport(now: now) { sendRTCP(rr, now: now) } }
             // Reduced-size RTCP (RFC 5506), which every peer that negotiates transport-cc also accepts.
             if feedbackBuilder != nil {
                 for feedback in feedbackBuilder!.poll() { sendRTCP(RTCPPacket.transportFeedback(feedback).serialized(), now: now) }
             }
         }
-        if let due = videoReceive?.nextDeadline(), due <= now { pollVideo(now: now) }
+        for mid in videoReceives.keys.sorted() where videoReceives[mid]!.nextDeadline().map({ $0 <= now }) ?? false { pollVideo(mid, now: now) }
         sendPaced(now: now)
         sendProbe(now: now)
-        if var pullAt = audioPullAt, audioReceive != nil {
+        if var pullAt = audioPullAt, !audioReceives.isEmpty {
             // After a stall (a busy machine), do not play a burst of catch-up slots: resume from now.
             if now - pullAt > .milliseconds(200) { pullAt = now }
+            let mids = audioReceives.keys.sorted()
             while pullAt <= now {
-                out.events.append(.audio(audioReceive!.pull(now: now)))
+                for mid in mids { out.events.append(.audio(mid: mid, audioReceives[mid]!.pull(now: now))) }
                 pullAt = pullAt + Self.audioSlot
             }
             audioPullAt = pullAt
@@ -613,7 +724,7 @@ public final class PeerConnection {
     /// The timers behind `Output.deadline`, for diagnostics.
     public var debugDeadlines: String {
         "transport \(String(describing: transportDeadline)) maintenance \(String(describing: maintenanceAt)) "
-            + "audio \(String(describing: audioPullAt)) video \(String(describing: videoReceive?.nextDeadline()))"
+            + "audio \(String(describing: audioPullAt)) video \(videoReceives.mapValues { String(describing: $0.nextDeadline()) })"
     }
 
     // MARK: stats
@@ -638,7 +749,7 @@ public final class PeerConnection {
         s.sendEstimateUsage = sendEstimator?.usage.rawValue
         s.probesSent = sendEstimator?.probesSent ?? 0
         s.probesRaisingEstimate = sendEstimator?.probesRaisingTarget ?? 0
-        s.paddingPacketsReceived = videoReceive?.paddingPacketsReceived ?? 0
+        s.paddingPacketsReceived = videoReceives.values.reduce(0) { $0 + $1.paddingPacketsReceived }
         s.iceRoundTripTimeMs = (transport?.stats.roundTripTime).map { Double($0.nanoseconds) / 1e6 }
         if videoSend != nil {
             let v = videoSend!.snapshot(now: now)
@@ -648,14 +759,15 @@ public final class PeerConnection {
             s.keyframeRequestsReceived = v.keyframeRequests
         }
         if let a = audioSend { s.audioPacketsSent = UInt64(a.statistics.packetsSent) }
-        if let r = videoReceive?.statistics {
-            s.receiveLoss = r.expected == 0 ? 0 : max(0, Double(r.cumulativeLost) / Double(r.expected))
+        let expected = videoReceives.values.reduce(0) { $0 + Int($1.statistics.expected) }
+        let lost = videoReceives.values.reduce(0) { $0 + Int($1.statistics.cumulativeLost) }
+        s.receiveLoss = expected == 0 ? 0 : max(0, Double(lost) / Double(expected))
+        for mid in videoReceives.keys {
+            let v = videoReceives[mid]!.snapshot(now: now)
+            s.nacksSent += v.nacksSent
+            s.plisSent += v.plisSent
         }
-        if videoReceive != nil {
-            let v = videoReceive!.snapshot(now: now)
-            s.nacksSent = v.nacksSent
-            s.plisSent = v.plisSent
-        }
+        s.sections = sectionStates
         return s
     }
 }

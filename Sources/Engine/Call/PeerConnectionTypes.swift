@@ -12,6 +12,16 @@ public enum SignalingRole: String, Sendable, Codable {
     case offerer, answerer
 }
 
+/// Whether a description is an offer or an answer (W3C `RTCSdpType`; rollback and pranswer are not used).
+public enum SdpType: String, Sendable {
+    case offer, answer
+}
+
+/// W3C `RTCSignalingState`, the part conftui goes through: an offer of ours waits for its answer, or nothing waits.
+public enum SignalingState: String, Sendable {
+    case stable, haveLocalOffer
+}
+
 /// A complete VP8 frame reassembled from RTP, ready for the decoder.
 public struct ReceivedVideoFrame: Sendable, Equatable {
     public var data: [UInt8]
@@ -63,9 +73,15 @@ extension PeerConnection {
     }
 
     public enum Command: Sendable {
-        /// Creates the offer (we become ICE controlling, `a=setup:actpass`); emits `.localDescription`.
+        /// Creates the offer (the first makes us ICE controlling, `a=setup:actpass`); on a live connection, a
+        /// subsequent offer of every section as it now stands (renegotiation); emits `.localDescription`.
         case createOffer
-        /// Applies the peer's offer and answers it (ICE controlled, `a=setup:active` → DTLS client); emits `.localDescription`.
+        /// A new section of `kind` for the next offer (W3C `addTransceiver`): its mid is the next free one.
+        case addTransceiver(MediaKind, MediaDirection)
+        /// The section `mid` stops: port 0 in the next offer, and its media stop once that is answered.
+        case stopTransceiver(mid: String)
+        /// Applies the peer's offer and answers it (the first: ICE controlled, `a=setup:active` → DTLS client; a
+        /// later one renegotiates on the same transport); emits `.localDescription`.
         case applyRemoteOffer(SessionDescription)
         case applyRemoteAnswer(SessionDescription)
         /// A trickled candidate; buffered until the remote description is set. `.local` names are ignored.
@@ -76,8 +92,8 @@ extension PeerConnection {
         case addLocalRelayed(relayed: TransportAddress, mapped: TransportAddress?)
         case sendVideo(EncodedVideoFrame)
         case sendAudio(packet: [UInt8], isDTX: Bool)
-        /// The decoder refused a frame: wait for a keyframe and ask for one (PLI, docs/webrtc-interop.md §7).
-        case decodeFailed
+        /// The decoder of section `mid` refused a frame: wait for a keyframe and ask for one (PLI, docs/webrtc-interop.md §7).
+        case decodeFailed(mid: String)
         case close
     }
 
@@ -89,14 +105,17 @@ extension PeerConnection {
     }
 
     public enum Event: Sendable {
-        case localDescription(SessionDescription)
+        case localDescription(SessionDescription, SdpType)
         case localCandidate(TrickleCandidate)
         case stateChanged(PeerConnectionState, cause: String)
         case selectedPair(SelectedPair)
         case dtlsConnected(SrtpProfile)
-        case videoFrame(ReceivedVideoFrame)
-        /// One 20 ms audio playout slot: decode, recover, conceal or silence.
-        case audio(AudioJitterBuffer.Pull)
+        /// A frame of the video section `mid`.
+        case videoFrame(mid: String, ReceivedVideoFrame)
+        /// One 20 ms audio playout slot of the audio section `mid`: decode, recover, conceal or silence.
+        case audio(mid: String, AudioJitterBuffer.Pull)
+        /// The negotiated sections changed (an answer applied or sent): what each now does.
+        case sectionsChanged([SectionState])
         /// The peer asked for a keyframe (PLI/FIR, coalesced), or the connection just came up.
         case keyframeRequested
         /// Something was wrong with a signalled input (bad SDP, missing fingerprint); the connection goes on or fails.
@@ -153,7 +172,18 @@ extension PeerConnection {
         /// Gaps of `MediaGap.threshold` or more between two media packets received, the latest last (at most
         /// `MediaGap.kept`): the receiver's view of a stall, whatever stalled (the network, the sender, us).
         public var mediaGaps: [MediaGap] = []
+        /// Each negotiated section: mid, kind, what it does, and the media packets it received.
+        public var sections: [SectionState] = []
     }
+}
+
+/// What one negotiated section does (a W3C transceiver's current direction), and what it received.
+public struct SectionState: Sendable, Codable, Equatable {
+    public var mid: String
+    public var kind: String
+    public var sends: Bool
+    public var receives: Bool
+    public var packetsReceived: UInt64 = 0
 }
 
 /// A stretch without media from one peer, as its receiver saw it.

@@ -122,7 +122,7 @@ import Testing
         let offerer = try PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:4000")!]))
         let answerer = try PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:4001")!]))
         var offer: SessionDescription?
-        for e in offerer.handle(.command(.createOffer), now: .zero).events { if case .localDescription(let d) = e { offer = d } }
+        for e in offerer.handle(.command(.createOffer), now: .zero).events { if case .localDescription(let d, _) = e { offer = d } }
         for i in 0..<10_000 { _ = answerer.handle(.command(.addRemoteCandidate(candidate(i))), now: .zero) }
         #expect(answerer.pendingRemoteCandidateCount == CallLimits.maxRemoteCandidates)
         #expect(answerer.droppedRemoteCandidates == 10_000 - CallLimits.maxRemoteCandidates)

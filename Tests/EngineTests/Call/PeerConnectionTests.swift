@@ -66,7 +66,7 @@ import Testing
         h.run(for: .seconds(1), tick: { now in _ = try? sender.tick(h, at: now) })
         let requestsBefore = h.count("A") { if case .keyframeRequested = $0 { true } else { false } }
         let keyframesBefore = sender.keyframesSent
-        h.feed("B", .command(.decodeFailed))
+        h.feed("B", .command(.decodeFailed(mid: "1")))
         h.run(for: .seconds(1), tick: { now in _ = try? sender.tick(h, at: now) })
         #expect(h.b.stats(now: h.now).plisSent >= 1)
         #expect(h.count("A") { if case .keyframeRequested = $0 { true } else { false } } > requestsBefore)
@@ -114,7 +114,7 @@ import Testing
     @Test func answersChromesOfferWithItsPayloadTypesAndUsableCandidatesOnly() throws {
         let pc = try PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:5000")!]))
         let out = pc.handle(.command(.applyRemoteOffer(try SessionDescription(parsing: SdpFixtures.chromeOffer))), now: .zero)
-        let answer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        let answer = try #require(out.events.compactMap { if case .localDescription(let sd, _) = $0 { sd } else { nil } }.first)
         #expect(answer.media.map { $0.payloadTypes.first?.rawValue } == [111, 96])
         #expect(answer.media.allSatisfy { $0.setup == .active && $0.rtcpMux && $0.direction == .sendrecv })
         #expect(answer.bundleGroup?.mids.map(\.rawValue) == ["0", "1"])
@@ -134,7 +134,7 @@ import Testing
         configuration.acceptRemoteAddress = { $0.isLoopback }
         let pc = try PeerConnection(configuration: configuration)
         let out = pc.handle(.command(.applyRemoteOffer(try SessionDescription(parsing: SdpFixtures.aiortcOffer))), now: .zero)
-        let answer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        let answer = try #require(out.events.compactMap { if case .localDescription(let sd, _) = $0 { sd } else { nil } }.first)
         #expect(answer.media.prefix(2).map { $0.payloadTypes.first?.rawValue } == [96, 97])   // aiortc's Opus and VP8 PTs
         #expect(answer.media.count == 3 && answer.media[2].isRejected)
         #expect(pc.transport?.ice.remoteCandidates.allSatisfy { $0.address.ip?.isLoopback == true } == true,
@@ -162,7 +162,7 @@ import Testing
         configuration.candidatesInDescription = false
         let pc = try PeerConnection(configuration: configuration)
         let out = pc.handle(.command(.createOffer), now: .zero)
-        let offer = try #require(out.events.compactMap { if case .localDescription(let sd) = $0 { sd } else { nil } }.first)
+        let offer = try #require(out.events.compactMap { if case .localDescription(let sd, _) = $0 { sd } else { nil } }.first)
         #expect(offer.allCandidates.isEmpty && offer.media.allSatisfy { !$0.endOfCandidates })
         let trickled = out.events.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } }
         #expect(trickled.count == 1 && trickled[0].candidate.transportAddress == TransportAddress("127.0.0.1:5000"))

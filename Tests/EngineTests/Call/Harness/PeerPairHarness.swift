@@ -42,15 +42,15 @@ final class PeerPairHarness: PairHarness<PeerConnection> {
         let media = name == "B" ? mediaAtB : mediaAtA
         switch event {
         case .localCandidate(let c): trickled[name, default: []].append(c)
-        case .videoFrame(let f):
-            if !media.decode(f, now: now.seconds, wallMillis: UInt32(now.nanoseconds / 1_000_000)) { feed(name, .command(.decodeFailed)) }
-        case .audio(let pull): media.play(pull)
+        case .videoFrame(let mid, let f):
+            if !media.decode(f, now: now.seconds, wallMillis: UInt32(now.nanoseconds / 1_000_000)) { feed(name, .command(.decodeFailed(mid: mid))) }
+        case .audio(_, let pull): media.play(pull)
         default: break
         }
     }
 
     func description(_ name: String) -> SessionDescription? {
-        for case .localDescription(let sd) in events[name]!.reversed() {
+        for case .localDescription(let sd, _) in events[name]!.reversed() {
             guard !candidatesInSDP else { return sd }
             var stripped = sd
             for i in stripped.media.indices { stripped.media[i].candidates = [] }

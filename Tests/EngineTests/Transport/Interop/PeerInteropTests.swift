@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import EngineTransport
+@testable import Engine
 
 /// conftui's transport against real peers over 127.0.0.1. Skipped when `make py-deps` has not filled `.venv`.
 /// One `TransportSession` on a loopback socket facing a `PythonPeer`, with the steps every interop test shares.

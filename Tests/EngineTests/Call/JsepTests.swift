@@ -1,5 +1,6 @@
 import Testing
 @testable import EngineTransport
+@testable import Engine
 
 @Suite struct OfferAnswerTests {
     let transport = LocalTransportParameters(
