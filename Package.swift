@@ -81,12 +81,12 @@ let package = Package(
             swiftSettings: release),
         .executableTarget(
             name: "Bench",
-            dependencies: ["Signaling", "Engine", "Renderer", "RoomModel"],
+            dependencies: ["Signaling", "Engine", "Renderer", "RoomModel", "EngineTestSupport"],
             swiftSettings: release),
 
         // What the Swift tests share: the seeded generator, the network emulator, the pair harness. Engine's public
         // API only (no @testable import), so the release build, which builds every regular target, compiles it too.
-        .target(name: "EngineTestSupport", dependencies: ["Engine"], path: "Tests/EngineTestSupport"),
+        .target(name: "EngineTestSupport", dependencies: ["Engine"], path: "Tests/EngineTestSupport", exclude: ["README.md"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "EngineTestSupport"]),
         // One test target for the four Engine layers; each test file `@testable import`s the layers it uses.
         .testTarget(name: "EngineTests", dependencies: ["Engine", "EngineMedia", "EngineRTP", "EngineTransport",

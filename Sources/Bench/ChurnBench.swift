@@ -1,4 +1,5 @@
 import Engine
+import EngineTestSupport
 import Foundation
 
 /// Join/leave churn against one `Call` (README "Bounds"): peers join and leave one after another (one in ten

@@ -39,3 +39,10 @@ extension Array where Element == StateChange {
         if count > CallLimits.timelineEntries { remove(at: CallLimits.timelineHead) }
     }
 }
+
+extension Call.Retained {
+    /// What a call holds before its first peer and after the last has left and been forgotten: nothing open, nothing
+    /// summarised, nothing queued (where a count of `Call.retained` starts, as in the churn driver's report). Its
+    /// memberwise initializer is internal, so code outside Engine names this value here.
+    public static let nothing = Call.Retained(openPeers: 0, closedSummaries: 0, queuedSignals: 0)
+}

@@ -1,9 +1,9 @@
+import Engine
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
-import EngineTransport
 
 /// Join/leave churn against one `Call`, for the bounds test and `make bench` (suite `churn`): remote peers join
 /// the call's room one after another and leave again, and the process's resident memory is read before, during
@@ -27,9 +27,11 @@ public enum CallChurn {
         public var peakRSS = 0
         public var finalRSS = 0
         /// What the call retained afterwards.
-        public var retained = Call.Retained(openPeers: 0, closedSummaries: 0, queuedSignals: 0)
+        public var retained = Call.Retained.nothing
         public var seconds = 0.0
         public var finalOverBaseline: Double { baselineRSS == 0 ? 0 : Double(finalRSS) / Double(baselineRSS) }
+
+        public init() {}
     }
 
     /// Resident memory of this process (VmRSS of /proc/self/status), in bytes; 0 if unreadable.
