@@ -84,8 +84,9 @@ let package = Package(
             dependencies: ["Signaling", "Engine", "Renderer", "RoomModel", "EngineTestSupport"],
             swiftSettings: release),
 
-        // What the Swift tests share: the seeded generator, the network emulator, the pair harness. Engine's public
-        // API only (no @testable import), so the release build, which builds every regular target, compiles it too.
+        // What the Swift tests share: the seeded generator, the network emulator, the pair harness, and the call churn
+        // driver, which Bench runs too. Engine's public API only (no @testable import), so the release build, which
+        // builds every regular target, compiles it too.
         .target(name: "EngineTestSupport", dependencies: ["Engine"], path: "Tests/EngineTestSupport", exclude: ["README.md"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "EngineTestSupport"]),
         // One test target for the four Engine layers; each test file `@testable import`s the layers it uses.
