@@ -50,7 +50,9 @@ let package = Package(
         .executableTarget(name: "BrowserPageEmbedder"),
         .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),
         // What DTLS (Engine) and TLS (Signaling) share: one self-signed-certificate generator, one reader of OpenSSL's
-        // error queue. Under Sources/Engine because Engine and Signaling both depend on it and neither may own it.
+        // error queue; and, being the one target below both, what every layer shares: `MonotonicClock` and
+        // `Duration.seconds` (EngineTransport and Signaling re-export them). Under Sources/Engine because Engine and
+        // Signaling both depend on it and neither may own it.
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], path: "Sources/Engine/OpenSSLSupport",
                 swiftSettings: release),
         // Engine is four targets, one per layer, all under Sources/Engine; each depends only on those below it, so

@@ -7,7 +7,8 @@
 // - SkyRTC/     The SkyRTC messages (typed, JSON with ordered keys), socket ids, error codes, the
 //               display-name extension's cleaning rule, and `SkyRTCRooms`, the room logic as a pure
 //               state machine (inputs → actions).
-// - IO/         Non-blocking byte streams over sockets (plain TCP), socket helpers, monotonic clock.
+// - IO/         Non-blocking byte streams over sockets (plain TCP), socket helpers, `MonotonicInstant` (the
+//               sans-IO cores' `now`, read from OpenSSLSupport's `MonotonicClock`, re-exported here).
 // - TLS/        OpenSSL: server context (PEM files or in-memory self-signed ECDSA P-256), client
 //               sessions (system trust, insecure, or pinned SHA-256), TLS byte stream.
 // - Server/     `SignalingServer` + `ServerEventLoop`: one epoll(7) thread driving the cores, with

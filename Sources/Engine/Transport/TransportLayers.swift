@@ -14,7 +14,7 @@
 // | `SRTP/`    | `SrtpContext`: SRTP/SRTCP through libsrtp2 (AES128_CM_HMAC_SHA1_80, AEAD_AES_128_GCM), replay protection. |
 // | `Demux/`   | `PacketClass`: RFC 7983 first-byte demultiplexing (STUN / DTLS / RTP / RTCP). |
 // | `Session/` | `TransportSession`: ICE + DTLS + SRTP over one BUNDLE 5-tuple, the transport half of a peer connection. |
-// | `Support/` | `SplitMixRandom`, the seeded generator of ICE here and of RTCP report timing in EngineRTP. |
+// | `Support/` | `SplitMixRandom`, the seeded generator of ICE here and of RTCP report timing in EngineRTP; the re-export of `MonotonicClock` and `Duration.seconds` (OpenSSLSupport) to every layer above. |
 // | `Driver/`  | The only OS-facing code: host addresses (getifaddrs) and a non-blocking `UdpSocket`, which `Call` (Engine/Call) drives from its event thread. |
 //
 // `EngineError.swift` is the error type of every Engine layer, so it lives in this, the lowest one.

@@ -1,15 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// Monotonic seconds, for timeouts (never wall-clock time, which can jump).
-enum MonotonicClock {
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
+// The one monotonic clock (`MonotonicClock.now()`, seconds) and `Duration.seconds`, from OpenSSLSupport (the target
+// below both Signaling and Engine), re-exported to whoever imports Signaling.
+@_exported import enum OpenSSLSupport.MonotonicClock
 
 /// A reading of the monotonic clock: the `now` the sans-IO cores take. A type of its own so that a
 /// duration or a wall-clock time cannot be passed where an instant is meant. Tests start one at any
