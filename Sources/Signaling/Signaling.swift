@@ -15,6 +15,7 @@
 //               bounded buffers, handshake/idle/close timeouts and a thread-safe stop; the policy
 //               cores it consults (pure, time as an input): `OriginPolicy`, `ConnectionLimits`,
 //               `MessageRateLimit`/`TokenBucket`, `LogThrottle`, and `LogEscaping` for every log line.
-// - Client/     `WebSocketClient` (ws/wss, one I/O thread, queued sends) and the typed `SkyRTCClient` used by
-//               `conftui bot` and `conftui join`.
+// - Client/     `WebSocketClient` (ws/wss, one I/O thread, queued sends), the typed `SkyRTCClient` used by
+//               `conftui bot` and `conftui join`, and `ReconnectBackoff`, when to try again after the connection
+//               was lost (Client/README.md).
 // BrowserPage.swift serves the page at `GET /`; its files are in BrowserPage/, compiled in by the EmbedBrowserPage plugin.

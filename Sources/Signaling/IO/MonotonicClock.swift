@@ -4,17 +4,17 @@
 
 /// A reading of the monotonic clock: the `now` the sans-IO cores take. A type of its own so that a
 /// duration or a wall-clock time cannot be passed where an instant is meant. Tests start one at any
-/// value and advance it themselves: a virtual clock.
-struct MonotonicInstant: Comparable, Hashable, Sendable {
+/// value and advance it themselves: a virtual clock. Public for `ReconnectBackoff`, whose driver is in ConfTUI.
+public struct MonotonicInstant: Comparable, Hashable, Sendable {
     /// Seconds from an arbitrary origin (the clock's, or a test's).
-    var seconds: Double
+    public var seconds: Double
 
-    init(seconds: Double) { self.seconds = seconds }
+    public init(seconds: Double) { self.seconds = seconds }
 
-    static var now: MonotonicInstant { MonotonicInstant(seconds: MonotonicClock.now()) }
+    public static var now: MonotonicInstant { MonotonicInstant(seconds: MonotonicClock.now()) }
 
-    static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.seconds < b.seconds }
-    static func + (instant: MonotonicInstant, seconds: Double) -> MonotonicInstant { MonotonicInstant(seconds: instant.seconds + seconds) }
+    public static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.seconds < b.seconds }
+    public static func + (instant: MonotonicInstant, seconds: Double) -> MonotonicInstant { MonotonicInstant(seconds: instant.seconds + seconds) }
     /// The seconds from `b` to `a`.
-    static func - (a: MonotonicInstant, b: MonotonicInstant) -> Double { a.seconds - b.seconds }
+    public static func - (a: MonotonicInstant, b: MonotonicInstant) -> Double { a.seconds - b.seconds }
 }
