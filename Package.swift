@@ -57,7 +57,7 @@ let package = Package(
                 swiftSettings: release),
         // Engine is four targets, one per layer, all under Sources/Engine; each depends only on those below it, so
         // the compiler refuses a call that goes the wrong way (issue #14):
-        //   EngineTransport  Transport/: STUN, SDP, ICE, DTLS, SRTP, demux, TransportSession, UDP sockets, EngineError
+        //   EngineTransport  Transport/: STUN, TURN, SDP, ICE, DTLS, SRTP, demux, TransportSession, UDP sockets, EngineError
         //   EngineRTP        RTP/: packets, RTCP, payloads, jitter buffers, recovery, stats, streams   (Transport)
         //   EngineMedia      Audio/, Codec/, Media/: devices, sources, VP8 and Opus              (Transport, RTP)
         //   Engine           Call/: PeerConnection, Call, the media pipeline                     (all of the above)
