@@ -45,17 +45,19 @@ let package = Package(
 
         // The browser page's files (BrowserPage/) are compiled in by the plugin rather than declared as resources:
         // Bundle.module looks for resources next to the build products, and the binary must run when copied anywhere.
-        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage", "WebSocket/README.md"],
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage", "WebSocket/README.md", "Client/README.md"],
                 swiftSettings: release, plugins: ["EmbedBrowserPage"]),
         .executableTarget(name: "BrowserPageEmbedder", exclude: ["README.md"]),
         .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),
         // What DTLS (Engine) and TLS (Signaling) share: one self-signed-certificate generator, one reader of OpenSSL's
-        // error queue. Under Sources/Engine because Engine and Signaling both depend on it and neither may own it.
+        // error queue; and, being the one target below both, what every layer shares: `MonotonicClock` and
+        // `Duration.seconds` (EngineTransport and Signaling re-export them). Under Sources/Engine because Engine and
+        // Signaling both depend on it and neither may own it.
         .target(name: "OpenSSLSupport", dependencies: ["COpenSSL"], path: "Sources/Engine/OpenSSLSupport", exclude: ["README.md"],
                 swiftSettings: release),
         // Engine is four targets, one per layer, all under Sources/Engine; each depends only on those below it, so
         // the compiler refuses a call that goes the wrong way (issue #14):
-        //   EngineTransport  Transport/: STUN, SDP, ICE, DTLS, SRTP, demux, TransportSession, UDP sockets, EngineError
+        //   EngineTransport  Transport/: STUN, TURN, SDP, ICE, DTLS, SRTP, demux, TransportSession, UDP sockets, EngineError
         //   EngineRTP        RTP/: packets, RTCP, payloads, jitter buffers, recovery, stats, streams   (Transport)
         //   EngineMedia      Audio/, Codec/, Media/: devices, sources, VP8 and Opus              (Transport, RTP)
         //   Engine           Call/: PeerConnection, Call, the media pipeline                     (all of the above)
@@ -81,13 +83,14 @@ let package = Package(
             swiftSettings: release),
         .executableTarget(
             name: "Bench",
-            dependencies: ["Signaling", "Engine", "Renderer", "RoomModel"],
+            dependencies: ["Signaling", "Engine", "Renderer", "RoomModel", "EngineTestSupport"],
             exclude: ["README.md"],
             swiftSettings: release),
 
-        // What the Swift tests share: the seeded generator, the network emulator, the pair harness. Engine's public
-        // API only (no @testable import), so the release build, which builds every regular target, compiles it too.
-        .target(name: "EngineTestSupport", dependencies: ["Engine"], path: "Tests/EngineTestSupport"),
+        // What the Swift tests share: the seeded generator, the network emulator, the pair harness, and the call churn
+        // driver, which Bench runs too. Engine's public API only (no @testable import), so the release build, which
+        // builds every regular target, compiles it too.
+        .target(name: "EngineTestSupport", dependencies: ["Engine"], path: "Tests/EngineTestSupport", exclude: ["README.md"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "EngineTestSupport"]),
         // One test target for the four Engine layers; each test file `@testable import`s the layers it uses.
         .testTarget(name: "EngineTests", dependencies: ["Engine", "EngineMedia", "EngineRTP", "EngineTransport",

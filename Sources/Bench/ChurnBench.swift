@@ -1,4 +1,5 @@
 import Engine
+import EngineTestSupport
 import Foundation
 
 /// Join/leave churn against one `Call` (docs/bounds-and-security.md): peers join and leave one after another (one

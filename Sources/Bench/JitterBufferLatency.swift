@@ -80,8 +80,8 @@ struct JitterBufferLatency {
                 var last = f.firstArrival
                 var s = f.firstSequence.rawValue
                 while s <= f.lastSequence.rawValue { if let t = arrivals[s], t > last { last = t }; s += 1 }
-                result.lastPacketToFrame.append((f.completedAt - last).milliseconds)
-                result.firstPacketToFrame.append(f.latency.milliseconds)
+                result.lastPacketToFrame.append((f.completedAt - last).seconds * 1000)
+                result.firstPacketToFrame.append(f.latency.seconds * 1000)
                 if (try? decoder.decode(f.data, timestamp: Double(f.rtpTimestamp) / 90_000)) != nil {
                     result.framesDecoded += 1
                 } else {
@@ -141,12 +141,5 @@ struct JitterBufferLatency {
         result.nacksSent = snapshot.nacksSent
         result.plisSent = snapshot.plisSent
         return result
-    }
-}
-
-extension Duration {
-    var milliseconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) * 1000 + Double(attoseconds) / 1e15
     }
 }

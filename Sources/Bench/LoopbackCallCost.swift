@@ -62,16 +62,16 @@ enum LoopbackCallCost {
             return ([sa.peers[B]?.video.framesDecoded ?? 0, sb.peers[A]?.video.framesDecoded ?? 0],
                     [sa.peers[B]?.audio.framesDecoded ?? 0, sb.peers[A]?.audio.framesDecoded ?? 0])
         }
-        let deadline = monotonicSeconds() + 10
+        let deadline = MonotonicClock.now() + 10
         while decoded().video.min()! < 15 {
-            guard monotonicSeconds() < deadline else {
+            guard MonotonicClock.now() < deadline else {
                 throw EngineError.invalidArgument("loopback calls did not exchange video within 10 s")
             }
             usleep(50_000)
         }
-        let before = decoded(), cpuBefore = processCPUSeconds(), wallBefore = monotonicSeconds()
+        let before = decoded(), cpuBefore = processCPUSeconds(), wallBefore = MonotonicClock.now()
         usleep(UInt32(seconds * 1_000_000))
-        let after = decoded(), cpuAfter = processCPUSeconds(), wallAfter = monotonicSeconds()
+        let after = decoded(), cpuAfter = processCPUSeconds(), wallAfter = MonotonicClock.now()
         return Result(wallSeconds: wallAfter - wallBefore, cpuSeconds: cpuAfter - cpuBefore,
                       framesDecoded: zip(after.video, before.video).map { $0 - $1 },
                       audioFramesDecoded: zip(after.audio, before.audio).map { $0 - $1 })

@@ -140,7 +140,7 @@ final class PeerPairCost {
     }
 
     private func feed(_ side: Side, _ input: PeerConnection.Input) {
-        let started = monotonicSeconds()
+        let started = MonotonicClock.now()
         var output: PeerConnection.Output?
         let cpu = cpuTime { output = (side == .a ? a : b).handle(input, now: now) }
         let out = output!
@@ -164,7 +164,7 @@ final class PeerPairCost {
                 result.vp8Decode += cpu
                 if ok { result.videoFramesDecoded += 1 }
                 // Only a datagram can complete a frame on a lossless wire; timers never hold one back.
-                if case .datagram = input { result.frameLatencies.append(monotonicSeconds() - started) }
+                if case .datagram = input { result.frameLatencies.append(MonotonicClock.now() - started) }
             case .audio(_, let pull) where side == .b:
                 let cpu = cpuTime {
                     switch pull {
@@ -190,10 +190,4 @@ final class VirtualCaptureClock: Sendable {
         get { value.withLock { $0 } }
         set { value.withLock { $0 = newValue } }
     }
-}
-
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

@@ -44,7 +44,7 @@ let demoCommand = Command(
 private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let count = try args.int("simulate", default: 3, range: 1...11)
     let color = try ColorChoice.parse(args)
-    let start = monotonicSeconds()
+    let start = MonotonicClock.now()
     let localName = LoginName.displayName(args.value("name"))
     let video = try DemoVideo(localSource: args.value("camera") ?? "card", localName: localName, clock: { wallClockSeconds() })
     var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
@@ -60,7 +60,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
         return name
     }
     let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
-                                       clock: { monotonicSeconds() - start }) { p in
+                                       clock: { MonotonicClock.now() - start }) { p in
         guard p.videoOn else { return nil }
         return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex, name: p.name)
     }

@@ -144,12 +144,6 @@ private struct Preview {
         }
     }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     func runOnTerminal() throws -> Int32 {
         guard isatty(1) != 0 else { throw UsageError("stdout is not a terminal: use --output FILE to write the byte stream") }
         var (columns, rows) = size ?? Self.terminalSize() ?? (80, 24)
@@ -173,7 +167,7 @@ private struct Preview {
         // Nothing else writes to the terminal while the preview runs.
         let screen = TerminalScreen(columns: columns, rows: rows, exclusive: true)
         let tile = makeTile(columns: columns, rows: rows)
-        let start = Self.now()
+        let start = MonotonicClock.now()
         var count = 0
         while !interrupted.load(ordering: .relaxed), frameLimit.map({ count < $0 }) ?? true {
             if resized.exchange(false, ordering: .relaxed), size == nil, let s = Self.terminalSize() {
@@ -185,12 +179,12 @@ private struct Preview {
             guard let frame = try source.nextFrame() else { break }
             // Pace to the source's clock; a late frame is drawn at once, never queued.
             let due = start + Double(count) / source.frameRate
-            let wait = due - Self.now()
+            let wait = due - MonotonicClock.now()
             if wait > 0 {
                 var ts = timespec(tv_sec: Int(wait), tv_nsec: Int((wait - Double(Int(wait))) * 1e9))
                 nanosleep(&ts, nil)
             }
-            tile.render(try frameImage(frame), now: Self.now() - start, on: screen)
+            tile.render(try frameImage(frame), now: MonotonicClock.now() - start, on: screen)
             Self.writeAll(screen.finishFrame())
             count += 1
         }

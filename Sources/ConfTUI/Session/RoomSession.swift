@@ -131,13 +131,6 @@ final class RoomSession: Sendable {
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
-    /// CLOCK_MONOTONIC: a wall-clock step (NTP, a suspended laptop's resync) must not shorten or stretch a backoff wait.
-    static func monotonicNow() -> TransportTime {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return TransportTime(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
-    }
-
     private func readLoop() {
         // Seeded from the wall clock so that clients restarted together still jitter apart.
         var backoff = ReconnectBackoff(random: SplitMixRandom(seed: UInt64(truncatingIfNeeded: Int64(MediaPipeline.wallClock() * 1e6))))
@@ -160,13 +153,13 @@ final class RoomSession: Sendable {
                     post(.signalingLost(reason: reason, retryIn: nil))
                     return
                 }
-                var failedAt = Self.monotonicNow()
+                var failedAt = MonotonicInstant.now
                 while !isStopping {
                     backoff.failed(now: failedAt)
                     let wait = backoff.lastWaitSeconds
                     post(.signalingLost(reason: reason, retryIn: wait))
                     log(String(format: "reconnecting in %.1f s", wait))
-                    while !isStopping && !backoff.isDue(now: Self.monotonicNow()) { usleep(50_000) }
+                    while !isStopping && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
                     if isStopping { return }
                     do {
                         _ = try connectAndJoin()
@@ -174,7 +167,7 @@ final class RoomSession: Sendable {
                         break
                     } catch {
                         log("reconnect failed: \(error)")
-                        failedAt = Self.monotonicNow()
+                        failedAt = MonotonicInstant.now
                     }
                 }
             }

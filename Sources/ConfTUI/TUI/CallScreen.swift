@@ -22,7 +22,7 @@ struct CallScreen {
 
     func run() throws -> Int32 {
         let call = session.call
-        let start = monotonicSeconds()
+        let start = MonotonicClock.now()
         // The media layer is the one truth about what we send (`--muted`, `--no-video` were applied to it already);
         // later changes arrive as call events.
         let local = call.media.localState
@@ -39,7 +39,7 @@ struct CallScreen {
         }
         controls.leave = { session.leave() }
         let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
-                                           clock: { monotonicSeconds() - start }) { p in
+                                           clock: { MonotonicClock.now() - start }) { p in
             guard p.videoOn else { return nil }
             return p.isLocal ? call.media.latestLocalFrame : call.latestFrame(of: RemotePeerID(p.id.rawValue))
         }

@@ -1,3 +1,4 @@
+import enum Engine.MonotonicClock
 import RoomModel
 #if canImport(Glibc)
 import Glibc
@@ -53,12 +54,12 @@ final class RoomApp {
         TerminalGuard.install()
         curses.start(tickMilliseconds: 33, useColor: useColor)
         defer { curses.stop() }
-        let start = monotonicSeconds()
+        let start = MonotonicClock.now()
         var lastDraw = -1.0
         while true {
             let sig = TerminalGuard.stopRequested.load(ordering: .relaxed)
             if sig != 0 { return 128 + sig }
-            let now = monotonicSeconds() - start
+            let now = MonotonicClock.now() - start
             var dirty = false
             if let key = curses.readKey() {
                 switch handle(KeyBindings.action(for: key, overlay: overlay), now: now) {
@@ -119,11 +120,4 @@ final class RoomApp {
     }
 
     private func say(_ text: String, now: Double) { notice = (text, now + 2.5) }
-}
-
-/// Seconds from an arbitrary start, never going backwards.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }

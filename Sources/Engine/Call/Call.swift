@@ -48,7 +48,7 @@ public final class Call: Sendable {
     private let finished = Mutex<Bool>(true)
     fileprivate let wakeRead: Int32
     private let wakeWrite: Int32
-    private let origin = ContinuousClock.now
+    private let origin = MonotonicClock.nanoseconds()
 
     public init(options: Options, policy: some RoomPolicy = Mesh(), onSignal: @escaping @Sendable (CallSignalOut) -> Void,
                 onMediaAnnouncement: @escaping @Sendable (LocalMediaState) -> Void = { _ in }) throws(EngineError) {
@@ -74,9 +74,8 @@ public final class Call: Sendable {
     }
 
     /// Seconds since the call was created.
-    public var elapsed: Double { Self.seconds(ContinuousClock.now - origin) }
-    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
-    fileprivate var now: TransportTime { TransportTime(nanoseconds: (ContinuousClock.now - origin).nanoseconds) }
+    public var elapsed: Double { now.seconds }
+    fileprivate var now: TransportTime { TransportTime(nanoseconds: MonotonicClock.nanoseconds() - origin) }
 
     public func start() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -143,17 +142,10 @@ public final class Call: Sendable {
     /// The latest decoded picture of a peer (for the TUI's tile).
     public func latestFrame(of peer: RemotePeerID) -> VideoFrame? { decoders.withLock { $0[peer] }?.latestFrame }
 
-    /// What the bounds keep: open connections, closed summaries, queued inputs (tests of join/leave churn read it).
-    public struct Retained: Sendable, Equatable {
-        public var openPeers: Int
-        public var closedSummaries: Int
-        public var queuedSignals: Int
-    }
-
-    public var retained: Retained {
-        Retained(openPeers: openConnections.load(ordering: .relaxed), closedSummaries: published.withLock { $0.closedOrder.count },
-                 queuedSignals: inbox.withLock { $0.count })
-    }
+    /// What the bounds keep now: open connections, participants summarised after they left, inputs queued.
+    public var openConnectionCount: Int { openConnections.load(ordering: .relaxed) }
+    public var closedSummaryCount: Int { published.withLock { $0.closedOrder.count } }
+    public var queuedInputCount: Int { inbox.withLock { $0.count } }
 }
 
 /// The event thread: sockets and streams in, the core's transmits and effects out. Created on that thread only.

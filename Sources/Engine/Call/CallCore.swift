@@ -191,7 +191,7 @@ public final class CallCore {
         case .createConnection(let peer, let role):
             let id = ConnectionID(nextConnection)
             nextConnection += 1
-            connections[id] = CallConnection(id: id, peer: peer, role: role, createdAt: seconds(now))
+            connections[id] = CallConnection(id: id, peer: peer, role: role, createdAt: now.seconds)
             byPeer[peer] = id
             awaitingSockets = id
             out.effects.append(.openSockets(id))
@@ -329,8 +329,8 @@ public final class CallCore {
             c.signalledCandidates.append(candidate.sdpLine)
             apply(.localSignal(.candidate(to: peer, candidate: candidate.sdpLine, mid: candidate.mid, mLineIndex: candidate.mLineIndex)), now: now)
         case .stateChanged(let state, let cause):
-            c.timeline.appendBounded(StateChange(at: seconds(now), state: state, cause: cause))
-            if state == .connected, c.timeToConnected == nil { c.timeToConnected = seconds(now) - c.createdAt }
+            c.timeline.appendBounded(StateChange(at: now.seconds, state: state, cause: cause))
+            if state == .connected, c.timeToConnected == nil { c.timeToConnected = now.seconds - c.createdAt }
             log("\(short(peer)): \(state.rawValue) (\(cause))")
             out.effects.append(.event(.peerState(peer, state, cause: cause)))
             apply(.connectionState(peer, state), now: now)
@@ -459,6 +459,5 @@ public final class CallCore {
     // MARK: helpers
 
     private func log(_ text: String) { out.effects.append(.log(text)) }
-    private func seconds(_ t: TransportTime) -> Double { Double(t.nanoseconds) / 1e9 }
     private func short(_ id: RemotePeerID) -> String { String(id.rawValue.prefix(8)) }
 }

@@ -98,9 +98,8 @@ public final class CallPlayback: Sendable {
     private func run() {
         guard var sink = output.withLock({ $0.take() }) else { return }
         let mixer = AudioMixer()
-        let clock = ContinuousClock()
-        let origin = clock.now
-        func now() -> Double { Call.seconds(clock.now - origin) }
+        let origin = MonotonicClock.now()
+        func now() -> Double { MonotonicClock.now() - origin }
         var pacer = FramePacer(lead: Self.isDevice(sink) ? Self.deviceLead : 0)
         while running.load(ordering: .acquiring) {
             let frames = queues.withLock { q in

@@ -228,9 +228,8 @@ public final class MediaPipeline: Sendable {
             return
         }
         guard var input = microphone.withLock({ $0.take() }) else { return }
-        let clock = ContinuousClock()
-        let origin = clock.now
-        func now() -> Double { Call.seconds(clock.now - origin) }
+        let origin = MonotonicClock.now()
+        func now() -> Double { MonotonicClock.now() - origin }
         // A capture device's own buffer (AlsaPCM's 60 ms) is the slack it may run ahead of the clock.
         var pacer = FramePacer(lead: Self.isDevice(input) ? 0.06 : 0)
         while running.load(ordering: .acquiring) {
@@ -281,9 +280,8 @@ public final class MediaPipeline: Sendable {
         }
         counters.withLock { $0.source = switcher.currentName }
         sources.withLock { $0 = switcher.entries.map(\.name) }
-        let clock = ContinuousClock()
-        let origin = clock.now
-        func now() -> Double { let d = clock.now - origin; return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+        let origin = MonotonicClock.now()
+        func now() -> Double { MonotonicClock.now() - origin }
         let videoInterval = 1 / o.frameRate
         var nextVideo = 0.0
         var switchesSeen = 0

@@ -1,23 +1,22 @@
-/// A snapshot of the server's counters, published by the event loop after every turn.
+/// A snapshot of the server's counters, published by the event loop after every turn; read-only outside Signaling.
 public struct SignalingServerStats: Equatable, Sendable {
     /// Open TCP connections (any phase).
-    public var connections = 0
+    public internal(set) var connections = 0
     /// Connections past the WebSocket handshake (the room machine's sockets).
-    public var webSockets = 0
-    public var rooms = 0
+    public internal(set) var webSockets = 0
+    public internal(set) var rooms = 0
     /// Sockets that are members of a room.
-    public var joined = 0
+    public internal(set) var joined = 0
     /// Connections accepted since start.
-    public var accepted = 0
+    public internal(set) var accepted = 0
     /// Connections dropped for not reading (outgoing buffer over the cap).
-    public var droppedSlowConsumers = 0
+    public internal(set) var droppedSlowConsumers = 0
     /// Connections refused right after accept by the total or per-address cap.
-    public var refusedConnections = 0
+    public internal(set) var refusedConnections = 0
     /// WebSocket upgrades refused with 403 for their Origin.
-    public var refusedOrigins = 0
+    public internal(set) var refusedOrigins = 0
     /// Messages dropped for exceeding a connection's rate.
-    public var rateLimited = 0
+    public internal(set) var rateLimited = 0
     /// Connections dropped because the server's buffered bytes passed `maxBufferedBytes`.
-    public var droppedOverBudget = 0
-    public init() {}
+    public internal(set) var droppedOverBudget = 0
 }

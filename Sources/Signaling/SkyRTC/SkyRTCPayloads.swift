@@ -2,6 +2,10 @@
 /// coding keys are declared in the original's wire order. The wire itself goes through
 /// `SkyRTCClientMessage`/`SkyRTCServerMessage`, which write these with `JSONWriter` so the order is
 /// guaranteed (JSONEncoder does not promise one).
+///
+/// Only the payloads that a module outside Signaling builds (ConfTUI's translation of a call's signals: description,
+/// candidate, media state) spell out a public initializer; the others are built here (by `SkyRTCClient`, the rooms
+/// and the decoders) with the synthesized memberwise one.
 
 /// `__join` data.
 public struct SkyRTCJoin: Equatable, Sendable, Codable {
@@ -10,10 +14,6 @@ public struct SkyRTCJoin: Equatable, Sendable, Codable {
     /// The display name others see (our extension, written after `room` and omitted when nil; the
     /// original server drops it). The server keeps it only after `SkyRTCDisplayName.clean`.
     public var name: String?
-    public init(room: String, name: String? = nil) {
-        self.room = room
-        self.name = name
-    }
 }
 
 /// `__offer`/`__answer` data (client → server) and `_offer`/`_answer` data (server → client):
@@ -61,24 +61,14 @@ public struct SkyRTCPeers: Equatable, Sendable, Codable {
     public var you: SocketID
     /// Only ids that have a name; on the wire `"names":{"<id>":"Ada",...}` after `you`, omitted
     /// when empty and never sent in the original wire format.
-    public var names: [SocketID: String]
+    public var names: [SocketID: String] = [:]
     /// The media state of members that announced one (`__media_state`); `"media":{"<id>":{...}}` after `names`,
     /// omitted when empty and never sent in the original wire format.
-    public var media: [SocketID: SkyRTCMediaState]
-    public init(connections: [SocketID], you: SocketID, names: [SocketID: String] = [:], media: [SocketID: SkyRTCMediaState] = [:]) {
-        self.connections = connections
-        self.you = you
-        self.names = names
-        self.media = media
-    }
+    public var media: [SocketID: SkyRTCMediaState] = [:]
 }
 
 /// `_error` data (our extension; see `SkyRTCErrorCode`).
 public struct SkyRTCErrorReply: Equatable, Sendable, Codable {
     public var code: SkyRTCErrorCode
     public var message: String
-    public init(code: SkyRTCErrorCode, message: String) {
-        self.code = code
-        self.message = message
-    }
 }

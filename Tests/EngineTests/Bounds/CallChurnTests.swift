@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 import Testing
 @testable import Engine
@@ -59,7 +60,7 @@ import Testing
         guard n.count == 8 else { return nil }
         var r = CallChurn.Report()
         (r.joined, r.left, r.handshakes, r.baselineRSS, r.peakRSS, r.finalRSS) = (n[0], n[1], n[2], n[3], n[4], n[5])
-        r.retained = Call.Retained(openPeers: n[6], closedSummaries: n[7], queuedSignals: 0)
+        r.retained = Retained(openPeers: n[6], closedSummaries: n[7], queuedSignals: 0)
         r.seconds = seconds
         return r
     }

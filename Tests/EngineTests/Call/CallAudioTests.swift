@@ -165,10 +165,10 @@ struct CallAudioTests {
         let feeder = Thread {
             var tones = [a: ToneSource(frequency: 440), b: ToneSource(frequency: 660)]
             var pacer = FramePacer()
-            let clock = ContinuousClock(), origin = clock.now
+            let origin = MonotonicClock.now()
             while !stop.load(ordering: .acquiring) {
                 for id in feeding.withLock({ $0 }) { playback.push(tones[id]!.nextFrame(), from: id) }
-                let pause = pacer.pause(now: Call.seconds(clock.now - origin))
+                let pause = pacer.pause(now: MonotonicClock.now() - origin)
                 if pause > 0 { usleep(UInt32(pause * 1e6)) }
             }
             stopped.store(true, ordering: .releasing)

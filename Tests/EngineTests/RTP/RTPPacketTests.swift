@@ -98,7 +98,6 @@ func malformedRTPIsRefused(_ name: String, _ bytes: [UInt8]) {
     #expect(u.unwrap(SequenceNumber(0)).rawValue == first + 2)
     #expect(u.unwrap(SequenceNumber(65_533)).rawValue == first - 1)   // reordered, before the first
     #expect(u.unwrap(SequenceNumber(5)).rawValue == first + 7)
-    #expect(u.highestSeen?.rawValue == first + 7)
     // Many wraps in steps under half the space.
     var v = SequenceUnwrapper()
     var last = v.unwrap(SequenceNumber(0)).rawValue

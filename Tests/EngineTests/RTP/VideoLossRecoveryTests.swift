@@ -132,7 +132,7 @@ struct VideoCallSimulation {
     }
 }
 
-private func ms(_ d: Duration) -> Int { Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000) }
+private func ms(_ d: Duration) -> Int { Int(d.nanoseconds / 1_000_000) }
 
 private func report(_ label: String, _ r: VideoCallSimulation.Result) {
     let percent = (r.shownFraction * 1000).rounded() / 10

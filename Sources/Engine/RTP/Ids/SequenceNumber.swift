@@ -45,7 +45,4 @@ public struct SequenceUnwrapper: Sendable {
         if v > h { highest = v }
         return ExtendedSequenceNumber(v)
     }
-
-    /// Highest extended number seen, if any.
-    public var highestSeen: ExtendedSequenceNumber? { highest.map { ExtendedSequenceNumber(rawValue: $0) } }
 }

@@ -30,17 +30,15 @@ public struct RateWindow: Sendable {
         }
     }
 
-    private var seconds: Double { Double(length.components.seconds) + Double(length.components.attoseconds) / 1e18 }
-
     /// Events per second over the window ending at `now`.
     public mutating func eventsPerSecond(now: TransportTime) -> Double {
         prune(now: now)
-        return Double(samples.count - head) / seconds
+        return Double(samples.count - head) / length.seconds
     }
 
     /// Bits per second over the window ending at `now`.
     public mutating func bitsPerSecond(now: TransportTime) -> Double {
         prune(now: now)
-        return Double(bytesInWindow * 8) / seconds
+        return Double(bytesInWindow * 8) / length.seconds
     }
 }

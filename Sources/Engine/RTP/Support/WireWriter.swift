@@ -19,6 +19,5 @@ struct WireWriter {
     mutating func append(_ b: [UInt8]) { bytes.append(contentsOf: b) }
     mutating func zeros(_ n: Int) { bytes.append(contentsOf: repeatElement(0, count: n)) }
     mutating func set(_ v: UInt8, at i: Int) { bytes[i] = v }
-    mutating func set16(_ v: UInt16, at i: Int) { bytes[i] = UInt8(v >> 8); bytes[i + 1] = UInt8(truncatingIfNeeded: v) }
     var count: Int { bytes.count }
 }

@@ -113,9 +113,6 @@ public final class IceAgent {
         remotes.contains { $0.transportAddress == address }
     }
 
-    /// RFC 7983: ICE owns datagrams whose first byte is 0-3 (STUN); callers may use this before `handle`.
-    public static func isStun(_ bytes: [UInt8]) -> Bool { StunMessage.looksLikeStun(bytes) }
-
     // MARK: Commands
 
     private func apply(_ command: IceCommand, now: TransportTime) {

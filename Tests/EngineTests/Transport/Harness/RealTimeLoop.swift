@@ -4,8 +4,7 @@ import EngineTestSupport
 /// Drives `TransportSession`s over real UDP sockets with the real clock, the way a call's event thread will:
 /// poll the sockets with the nearest deadline as timeout, feed datagrams and timeouts. Tests only bind 127.0.0.1.
 final class RealTimeLoop {
-    let clock = ContinuousClock()
-    let origin: ContinuousClock.Instant
+    let origin = MonotonicClock.nanoseconds()
     var sessions: [TransportSession] = []
     var sockets: [UdpSocket] = []
     var deadlines: [TransportTime?] = []
@@ -16,9 +15,7 @@ final class RealTimeLoop {
     /// Called for every event, e.g. to signal candidates to the other side.
     var onEvent: (Int, TransportSession.Event) -> Void = { _, _ in }
 
-    init() { origin = clock.now }
-
-    var now: TransportTime { TransportTime(nanoseconds: (clock.now - origin).nanoseconds) }
+    var now: TransportTime { TransportTime(nanoseconds: MonotonicClock.nanoseconds() - origin) }
 
     @discardableResult
     func add(_ session: TransportSession, socket: UdpSocket) -> Int {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import enum EngineTransport.MonotonicClock
 
 /// A real peer (aiortc, or headless Chromium) run by a script of the Python test support (Tests/testsupport, shared
 /// with the pytest suites) in a child process with the repository's `.venv` (`make py-deps`), talking JSON lines on
@@ -68,8 +69,8 @@ final class PythonPeer {
 
     /// Polls until a line arrives or `seconds` pass.
     func waitForLine(seconds: Double) -> [String: Any]? {
-        let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-        while ContinuousClock.now < end {
+        let end = MonotonicClock.now() + seconds
+        while MonotonicClock.now() < end {
             if let line = poll() { return line }
             usleep(10_000)
         }

@@ -43,9 +43,9 @@ import Testing
         let peer = try UdpSocket(bind: TransportAddress("127.0.0.1:0")!)
         let client = TurnClient(config: TurnClientConfig(credentials: TurnCredentials(username: "conftui", password: "test-secret"),
                                                         seed: 7))
-        let start = ContinuousClock.now
+        let start = MonotonicClock.nanoseconds()
         var events: [TurnEvent] = []
-        func now() -> TransportTime { TransportTime(nanoseconds: (ContinuousClock.now - start).nanoseconds) }
+        func now() -> TransportTime { TransportTime(nanoseconds: MonotonicClock.nanoseconds() - start) }
         func feed(_ input: TurnInput) {
             let out = client.handle(input, now: now())
             for t in out.transmits { socket.send(t, to: serverAddress) }
@@ -53,8 +53,8 @@ import Testing
         }
         /// Pumps both sockets and the client's timers until `done` or 5 s.
         func run(until done: () -> Bool) -> Bool {
-            let deadline = ContinuousClock.now + .seconds(5)
-            while !done() && ContinuousClock.now < deadline {
+            let deadline = MonotonicClock.now() + 5
+            while !done() && MonotonicClock.now() < deadline {
                 while let (bytes, _) = socket.receive() { feed(.received(bytes)) }
                 feed(.timeout)
                 usleep(2000)

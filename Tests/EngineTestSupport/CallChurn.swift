@@ -1,9 +1,9 @@
+import Engine
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
-import EngineTransport
 
 /// Join/leave churn against one `Call`, for the bounds test and `make bench` (suite `churn`): remote peers join
 /// the call's room one after another and leave again, and the process's resident memory is read before, during
@@ -27,9 +27,11 @@ public enum CallChurn {
         public var peakRSS = 0
         public var finalRSS = 0
         /// What the call retained afterwards.
-        public var retained = Call.Retained(openPeers: 0, closedSummaries: 0, queuedSignals: 0)
+        public var retained = Retained.nothing
         public var seconds = 0.0
         public var finalOverBaseline: Double { baselineRSS == 0 ? 0 : Double(finalRSS) / Double(baselineRSS) }
+
+        public init() {}
     }
 
     /// Resident memory of this process (VmRSS of /proc/self/status), in bytes; 0 if unreadable.
@@ -91,7 +93,7 @@ public enum CallChurn {
         let trickled = offerer.localDescription?.allCandidates.map(\.sdpValue) ?? []
 
         var report = Report()
-        let start = ContinuousClock.now
+        let start = MonotonicClock.now()
         var serial = 0
         func cycle() throws {
             serial += 1
@@ -103,8 +105,8 @@ public enum CallChurn {
                 call.handle(.offer(from: id, sdp: sharedOffer))
                 for c in trickled { call.handle(.candidate(from: id, candidate: c, mid: "0", mLineIndex: 0)) }
                 // Until the call has answered (the connection exists, ICE/DTLS state allocated).
-                let deadline = ContinuousClock.now + .seconds(5)
-                while ContinuousClock.now < deadline, !mailbox.signals.withLock({ $0.contains { if case .answer(id, _) = $0 { true } else { false } } }) {
+                let deadline = MonotonicClock.now() + 5
+                while MonotonicClock.now() < deadline, !mailbox.signals.withLock({ $0.contains { if case .answer(id, _) = $0 { true } else { false } } }) {
                     usleep(500)
                 }
                 _ = mailbox.take(for: id)
@@ -114,8 +116,8 @@ public enum CallChurn {
             report.left += 1
         }
         func settle() {
-            let deadline = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < deadline, call.retained.openPeers > 0 || call.retained.queuedSignals > 0 { usleep(2_000) }
+            let deadline = MonotonicClock.now() + 5
+            while MonotonicClock.now() < deadline, call.retained.openPeers > 0 || call.retained.queuedSignals > 0 { usleep(2_000) }
             _ = mailbox.take(for: me)
             usleep(50_000)
             trimHeap()
@@ -136,8 +138,7 @@ public enum CallChurn {
         report.finalRSS = residentBytes()
         report.peakRSS = max(report.peakRSS, report.finalRSS)
         report.retained = call.retained
-        report.seconds = Double((ContinuousClock.now - start).components.seconds)
-            + Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+        report.seconds = MonotonicClock.now() - start
         return report
     }
 
@@ -146,8 +147,8 @@ public enum CallChurn {
     private static func handshake(call: Call, id: RemotePeerID, mailbox: Mailbox) throws -> Bool {
         let socket = try UdpSocket(bind: TransportAddress(ip: IPAddress("127.0.0.1")!, port: 0))
         let pc = try PeerConnection(configuration: .random(localHosts: [socket.localAddress]))
-        let origin = ContinuousClock.now
-        func now() -> TransportTime { TransportTime(nanoseconds: (ContinuousClock.now - origin).nanoseconds) }
+        let origin = MonotonicClock.nanoseconds()
+        func now() -> TransportTime { TransportTime(nanoseconds: MonotonicClock.nanoseconds() - origin) }
         var deadline: TransportTime?
         var offer = ""
         func pump(_ out: PeerConnection.Output) {
@@ -159,8 +160,8 @@ public enum CallChurn {
         call.handle(.newPeer(id))
         call.handle(.offer(from: id, sdp: offer))
         var answered = false
-        let end = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < end {
+        let end = MonotonicClock.now() + 5
+        while MonotonicClock.now() < end {
             for signal in mailbox.take(for: id) {
                 switch signal {
                 case .answer(_, let sdp):
@@ -186,5 +187,28 @@ public enum CallChurn {
         let connected = pc.state == .connected
         _ = pc.handle(.command(.close), now: now())
         return connected
+    }
+}
+
+/// What a call's bounds keep (open connections, closed participants' summaries, queued inputs): what join/leave
+/// churn must return to.
+public struct Retained: Sendable, Equatable {
+    public var openPeers: Int
+    public var closedSummaries: Int
+    public var queuedSignals: Int
+
+    public init(openPeers: Int, closedSummaries: Int, queuedSignals: Int) {
+        self.openPeers = openPeers
+        self.closedSummaries = closedSummaries
+        self.queuedSignals = queuedSignals
+    }
+
+    /// Before the first peer and after the last has left and been forgotten.
+    public static let nothing = Retained(openPeers: 0, closedSummaries: 0, queuedSignals: 0)
+}
+
+extension Call {
+    public var retained: Retained {
+        Retained(openPeers: openConnectionCount, closedSummaries: closedSummaryCount, queuedSignals: queuedInputCount)
     }
 }
