@@ -6,6 +6,7 @@ import EngineTransport
 /// Rules (docs/skyrtc-protocol.md §5, "the newcomer offers to everyone already in the room"):
 /// - `_peers`: we are the newcomer and offer to each id in it; `_new_peer`: prepare a connection, wait for its offer.
 /// - Glare (two offers crossing): the larger socketId keeps its offer, the smaller rolls back and answers.
+/// - A later offer with the same ICE username fragment renegotiates the running connection; a new one replaces it.
 /// - A failed connection whose peer is still in the room is retried by the side that offered, on a fresh connection,
 ///   after 1, 2 and 4 s; then it stays failed until the peer leaves or rejoins.
 /// - At most `CallLimits.maxPeers` open connections.
@@ -18,6 +19,9 @@ public struct Mesh: RoomPolicy, Sendable {
         var role: SignalingRole?
         var remoteDescriptionApplied = false
         var state: PeerConnectionState = .new
+        /// The ICE username fragment of the peer's last description: an offer that keeps it renegotiates the
+        /// connection that runs; a new one belongs to a new session.
+        var remoteUfrag: String?
     }
 
     public private(set) var you: RemotePeerID?
@@ -80,20 +84,30 @@ public struct Mesh: RoomPolicy, Sendable {
                 out.append(.log("\(short(from)): glare, keeping our offer (our id is the larger)"))
                 return
             }
+            if let existing = peers[from], existing.remoteDescriptionApplied, existing.state != .failed,
+               let ufrag = existing.remoteUfrag, ufrag == Self.ufrag(of: offer) {
+                // The same ICE session: the peer renegotiates (adds or removes a section, as a browser does when it
+                // starts or stops sharing its screen), answered on the connection that runs (RFC 8829 §5.3.2).
+                out.append(.log("\(short(from)): new offer on the running connection, renegotiating"))
+                out.append(.applyRemoteOffer(from, offer))
+                return
+            }
             if let existing = peers[from], existing.role != nil || existing.state == .failed {
-                // A second offer (the peer rejoined, renegotiates, or won glare), or an offer for a connection that
-                // failed (even one the driver could not create): start over with a fresh connection.
+                // A second offer of a new session (the peer rejoined, retried, or won glare), or an offer for a
+                // connection that failed (even one the driver could not create): start over with a fresh connection.
                 close(from, cause: "replaced by a new offer", into: &out)
             }
             if peers[from] == nil { create(from, role: nil, into: &out) }
             guard peers[from] != nil else { return }
             peers[from]!.role = .answerer
             peers[from]!.remoteDescriptionApplied = true
+            peers[from]!.remoteUfrag = Self.ufrag(of: offer)
             out.append(.log("\(short(from)): offer received, answering"))
             out.append(.applyRemoteOffer(from, offer))
         case .answer(let from, let answer):
             guard peers[from] != nil else { return }   // an answer to nothing we offered
             peers[from]!.remoteDescriptionApplied = true
+            peers[from]!.remoteUfrag = Self.ufrag(of: answer)
             out.append(.log("\(short(from)): answer received"))
             out.append(.applyRemoteAnswer(from, answer))
         case .candidate(let from, let candidate):
@@ -150,4 +164,8 @@ public struct Mesh: RoomPolicy, Sendable {
     }
 
     func short(_ id: RemotePeerID) -> String { String(id.rawValue.prefix(8)) }
+
+    static func ufrag(of description: SessionDescription) -> String? {
+        description.media.firstIndex { !$0.isRejected }.flatMap { description.iceCredentials(mediaIndex: $0)?.ufrag }
+    }
 }

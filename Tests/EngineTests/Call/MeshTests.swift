@@ -11,6 +11,32 @@ import Testing
     /// A description standing for an offer or answer: the policy only passes it on.
     func sd(_ name: String) -> SessionDescription { SessionDescription(origin: SdpOrigin(sessionID: name)) }
 
+    /// One with an ICE username fragment: the policy tells a renegotiation from a new session by it.
+    func sd(_ name: String, ufrag: String) -> SessionDescription {
+        var d = sd(name)
+        var m = MediaDescription(kind: "audio", formats: ["111"])
+        (m.iceUfrag, m.icePwd) = (ufrag, "0123456789abcdefghijkl")
+        d.media = [m]
+        return d
+    }
+
+    @Test func anOfferOfTheSameSessionRenegotiatesAndANewOneReplaces() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: a, others: [])), now: at(0))
+        _ = mesh.handle(.signal(.newPeer(z)), now: at(0))
+        #expect(acts(mesh.handle(.signal(.offer(from: z, sd("1", ufrag: "zz01"))), now: at(0.1))) == [.applyRemoteOffer(z, sd("1", ufrag: "zz01"))])
+        _ = mesh.handle(.connectionState(z, .connected), now: at(0.5))
+        // The browser starts sharing its screen: same ICE session, the running connection answers.
+        #expect(acts(mesh.handle(.signal(.offer(from: z, sd("2", ufrag: "zz01"))), now: at(5))) == [.applyRemoteOffer(z, sd("2", ufrag: "zz01"))])
+        // A new session (the peer restarted): a fresh connection.
+        #expect(acts(mesh.handle(.signal(.offer(from: z, sd("3", ufrag: "zz02"))), now: at(6)))
+                == [.closeConnection(z, cause: "replaced by a new offer"), .createConnection(z, role: nil), .applyRemoteOffer(z, sd("3", ufrag: "zz02"))])
+        // As the offerer too: after our offer was answered, the peer's re-offer of the same session renegotiates.
+        _ = mesh.handle(.signal(.joined(you: z, others: [b])), now: at(7))
+        _ = mesh.handle(.signal(.answer(from: b, sd("4", ufrag: "bb01"))), now: at(7.1))
+        #expect(acts(mesh.handle(.signal(.offer(from: b, sd("5", ufrag: "bb01"))), now: at(8))) == [.applyRemoteOffer(b, sd("5", ufrag: "bb01"))])
+    }
+
     /// The actions without the log lines.
     func acts(_ actions: [RoomAction]) -> [RoomAction] { actions.filter { if case .log = $0 { false } else { true } } }
 
