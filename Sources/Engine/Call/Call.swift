@@ -139,8 +139,11 @@ public final class Call: Sendable {
                             playback: playback?.snapshot(analyse: analyseAudio))
     }
 
-    /// The latest decoded picture of a peer (for the TUI's tile).
-    public func latestFrame(of peer: RemotePeerID) -> VideoFrame? { decoders.withLock { $0[peer] }?.latestFrame }
+    /// The latest decoded picture of a peer's main video, or of its video section `mid` (for the TUI's tiles).
+    public func latestFrame(of peer: RemotePeerID, mid: String? = nil) -> VideoFrame? {
+        guard let worker = decoders.withLock({ $0[peer] }) else { return nil }
+        return mid.map { worker.latestFrame(mid: $0) } ?? worker.latestFrame
+    }
 
     /// What the bounds keep now: open connections, participants summarised after they left, inputs queued.
     public var openConnectionCount: Int { openConnections.load(ordering: .relaxed) }

@@ -49,6 +49,6 @@ extension PeerSnapshot {
     init(_ summary: ConnectionSummary, _ decoded: DecodeWorker.Results) {
         self.init(role: summary.role, createdAt: summary.createdAt, timeline: summary.timeline,
                   timeToConnected: summary.timeToConnected, localCandidates: summary.localCandidates,
-                  transport: summary.transport, video: decoded.video, audio: decoded.audio)
+                  transport: summary.transport, video: decoded.video, audio: decoded.audio, videoStreams: decoded.videoStreams)
     }
 }

@@ -111,6 +111,10 @@ public struct PeerSnapshot: Sendable, Codable, Equatable {
     /// Every candidate we signalled to this peer (`candidate:...` lines), host and server-reflexive.
     public var localCandidates: [String]
     public var transport: PeerConnection.Stats
+    /// The participant's main video (its first video section).
     public var video: ReceivedVideoSnapshot
     public var audio: ReceivedAudioSnapshot
+    /// Every video section decoded, by mid (the main one included): a participant that shares its screen as well
+    /// as its camera sends two.
+    public var videoStreams: [String: ReceivedVideoSnapshot] = [:]
 }

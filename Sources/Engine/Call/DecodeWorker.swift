@@ -15,8 +15,9 @@ final class DecodeWorker: Sendable {
         var audio = ReceivedAudioSnapshot()
         var recentSamples: [Int16] = []
         var latestFrame: VideoFrame?
-        /// Every video section's latest picture, by mid.
+        /// Every video section's latest picture and figures, by mid.
         var frames: [String: VideoFrame] = [:]
+        var videoStreams: [String: ReceivedVideoSnapshot] = [:]
     }
 
     private enum Work: Sendable {
@@ -61,6 +62,7 @@ final class DecodeWorker: Sendable {
 
     var latest: Results { results.withLock { $0 } }
     var latestFrame: VideoFrame? { results.withLock { $0.latestFrame } }
+    func latestFrame(mid: String) -> VideoFrame? { results.withLock { $0.frames[mid] } }
 
     func decode(_ frame: ReceivedVideoFrame, mid: String) { submit(.video(mid: mid, frame)) }
     func play(_ pull: AudioJitterBuffer.Pull, mid: String) { submit(.audio(mid: mid, pull)) }
@@ -134,6 +136,7 @@ final class DecodeWorker: Sendable {
                     let decoded = decoder.decode(frame, now: clock(), wallMillis: wall)
                     results.withLock {
                         $0.frames[mid] = decoder.latestFrame
+                        $0.videoStreams[mid] = decoder.video
                         if mid == main { $0.latestFrame = decoder.latestFrame; $0.video = decoder.video }
                     }
                     guard decoded else {
