@@ -27,7 +27,10 @@ public enum RTPLimits {
     /// One packet is resent at most once per this, even when the peer's reports claim an RTT near zero.
     public static let minRetransmissionSpacing: Duration = .milliseconds(10)
 
-    /// Remote SSRCs one peer connection routes (`RTPStreamRouter`): audio, video, the extra SSRCs a peer announces
-    /// (e.g. an RTX, RFC 4588, or FEC stream it offered, though never negotiated), and a few restarts. Packets from further SSRCs are dropped before they reach any per-SSRC state.
-    public static let maxRemoteSSRCs = 8
+    /// Remote SSRCs one section routes (`RTPStreamRouter`): its media stream, the extra SSRCs a peer announces for it
+    /// (e.g. an RTX, RFC 4588, or FEC stream it offered, though never negotiated), and a restart or two.
+    public static let maxRemoteSSRCsPerSection = 4
+    /// Remote SSRCs one peer connection routes in all: an SFU subscription of 32 participants' audio and video (64
+    /// streams) with room to spare. Packets from further SSRCs are dropped before they reach any per-SSRC state.
+    public static let maxRemoteSSRCs = 80
 }

@@ -38,9 +38,10 @@ public enum RemoteInputLimits {
     /// digest: 16 (MD5) to 64 (SHA-512) bytes.
     public static let fingerprintAlgorithmBytes = 1...16
     public static let fingerprintBytes = 16...64
-    /// m= sections in one description. conftui uses two (one Opus, one VP8, RFC 8829 §5.2); a browser may add a
-    /// data channel and a few more transceivers.
-    public static let mediaSections = 32
+    /// m= sections in one description. A mesh peer uses two or three (audio, video, perhaps a shared screen and a
+    /// data channel); an SFU's subscription has one per stream it forwards: 32 participants' audio and video, a data
+    /// channel, and room for stopped sections that keep their places (RFC 8829 §5.2.2).
+    public static let mediaSections = 72
     /// A whole SDP text. Chrome's audio+video offer is about 6 KB (a video section about 3 KB), aiortc's about 2 KB;
     /// `mediaSections` of Chrome's video section stay under 128 KB. The signaling server allows 1 MiB messages.
     public static let sdpBytes = 262_144

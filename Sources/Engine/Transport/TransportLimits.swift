@@ -24,5 +24,5 @@ public enum TransportLimits {
     /// the keyed peer can add them, but without a limit it could add one per SSRC forever. Twice the RTP layer's
     /// `RTPLimits.maxRemoteSSRCs`: RTCP from receive-only SSRCs makes streams too. Packets from a new SSRC beyond it
     /// are dropped before `srtp_unprotect` (`TransportSession.Stats.unknownSSRCDropped`).
-    public static let maxInboundSRTPStreams = 16
+    public static let maxInboundSRTPStreams = 160
 }

@@ -134,7 +134,8 @@ import Testing
         #expect(ice.remoteCandidateCount <= TransportLimits.maxRemoteCandidates)
     }
 
-    /// A stream of packets from 10,000 SSRCs: the router remembers `RTPLimits.maxRemoteSSRCs`, the rest are dropped.
+    /// A stream of packets from 10,000 SSRCs: the router remembers a section's few and a connection's
+    /// `RTPLimits.maxRemoteSSRCs`; the rest are dropped.
     @Test func manySSRCsAreDroppedBeyondTheTable() {
         var router = RTPStreamRouter()
         router.expect(payloadTypes: [PayloadType(rawValue: 96)!], mid: "1")
@@ -145,9 +146,14 @@ import Testing
                               ssrc: SSRC(UInt32(s)), payload: [0])
             if router.route(p) != nil { routed += 1 }
         }
-        #expect(router.ssrcCount == RTPLimits.maxRemoteSSRCs)
-        #expect(routed == RTPLimits.maxRemoteSSRCs - 1)
+        // One section holds its own few (`RTPLimits.maxRemoteSSRCsPerSection`)...
+        #expect(router.ssrcCount == RTPLimits.maxRemoteSSRCsPerSection)
+        #expect(routed == RTPLimits.maxRemoteSSRCsPerSection - 1)
         #expect(router.droppedUnknownSSRC == 10_000 - routed)
+        // ...and a connection of many sections (an SFU's) at most `RTPLimits.maxRemoteSSRCs` in all.
+        var many = RTPStreamRouter()
+        for s in 0..<1_000 { many.expect(ssrc: SSRC(UInt32(s + 1)), mid: Mid(rawValue: String(s % 200))) }
+        #expect(many.ssrcCount == RTPLimits.maxRemoteSSRCs)
         // Known SSRCs keep routing.
         #expect(router.route(RTPPacket(payloadType: PayloadType(rawValue: 96)!, sequenceNumber: SequenceNumber(2), timestamp: 0,
                                        ssrc: SSRC(1), payload: [0])) == "1")

@@ -15,6 +15,8 @@ public struct RTPStreamRouter: Sendable {
     public var extensions: RTPHeaderExtensionMap
     public let maxSSRCs: Int
     private var bySSRC: [SSRC: Mid] = [:]
+    /// SSRCs latched per section (`RTPLimits.maxRemoteSSRCsPerSection` at most).
+    private var perSection: [Mid: Int] = [:]
     /// Packets dropped because their SSRC would exceed `maxSSRCs`.
     public private(set) var droppedUnknownSSRC = 0
     private var byPayloadType: [PayloadType: Mid] = [:]
@@ -28,9 +30,13 @@ public struct RTPStreamRouter: Sendable {
     /// The number of SSRCs remembered (at most `maxSSRCs`).
     public var ssrcCount: Int { bySSRC.count }
 
-    /// Latches `ssrc` to `mid` if the table has room for it (or already knows it).
+    /// Latches `ssrc` to `mid` if the table and the section have room for it (or already know it).
     private mutating func latch(_ ssrc: SSRC, _ mid: Mid) -> Bool {
-        guard bySSRC[ssrc] != nil || bySSRC.count < maxSSRCs else { return false }
+        let previous = bySSRC[ssrc]
+        if previous == mid { return true }
+        guard previous != nil || bySSRC.count < maxSSRCs, perSection[mid, default: 0] < RTPLimits.maxRemoteSSRCsPerSection else { return false }
+        if let previous { perSection[previous, default: 1] -= 1 }
+        perSection[mid, default: 0] += 1
         bySSRC[ssrc] = mid
         return true
     }
@@ -53,7 +59,7 @@ public struct RTPStreamRouter: Sendable {
     public mutating func route(_ packet: RTPPacket) -> Mid? {
         if let mid = bySSRC[packet.ssrc] {
             // A MID extension re-latches a known SSRC (its section may change with renegotiation).
-            if let named = extensions.mid(of: packet) { bySSRC[packet.ssrc] = named; return named }
+            if let named = extensions.mid(of: packet), named != mid { return latch(packet.ssrc, named) ? named : mid }
             return mid
         }
         guard let mid = extensions.mid(of: packet) ?? byPayloadType[packet.payloadType] else { return nil }
