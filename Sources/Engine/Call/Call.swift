@@ -8,26 +8,6 @@ import EngineTransport
 /// through `handle(_:)` from any thread and leaves through `onSignal` (on the event thread); local media comes from
 /// one shared `MediaPipeline`; each participant's decoders run on a `DecodeWorker` of their own.
 public final class Call: Sendable {
-    public enum HostCandidates: String, Sendable {
-        /// 127.0.0.1 only, and only loopback remote candidates are used (tests never contact other addresses).
-        case loopback
-        /// Every usable interface address (HostInterfaces), loopback excluded.
-        case all
-    }
-
-    public struct Options: Sendable {
-        public var hostCandidates: HostCandidates = .all
-        public var stunServer: TransportAddress?
-        /// The relay pairs rank below every direct one, so a call uses the relay only where no direct path works.
-        public var turnServer: TurnServer?
-        public var trickleOnly = false
-        public var media = MediaPipeline.Options()
-        /// Where the others' audio is played; `.none` (decode for the snapshot only) by default.
-        public var playback = PlaybackChoice.none
-        public var log: @Sendable (String) -> Void = { _ in }
-        public init() {}
-    }
-
     public let options: Options
     public let media: MediaPipeline
     /// Every change a screen shows, in order (peer states, first picture and size, local media); see `CallEvent`.
@@ -46,31 +26,17 @@ public final class Call: Sendable {
     fileprivate let openConnections = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
     private let finished = Mutex<Bool>(true)
-    fileprivate let wakeRead: Int32
-    private let wakeWrite: Int32
+    fileprivate let wakePipe: WakePipe
     private let origin = MonotonicClock.nanoseconds()
 
     public init(options: Options, policy: some RoomPolicy = Mesh(), onSignal: @escaping @Sendable (CallSignalOut) -> Void,
                 onMediaAnnouncement: @escaping @Sendable (LocalMediaState) -> Void = { _ in }) throws(EngineError) {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw .library(name: "libc", call: "pipe", code: errno) }
-        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        (wakeRead, wakeWrite) = (fds[0], fds[1])
+        let (events, wake) = (self.events, try WakePipe())
+        wakePipe = wake
         (self.options, self.policy, self.onSignal, self.onMediaAnnouncement) = (options, policy, onSignal, onMediaAnnouncement)
-        let (events, wake) = (self.events, fds[1])
-        media = try MediaPipeline(options: options.media, onMedia: { Call.wake(wake) },
-                                  onLocalChange: { events.push(.localMedia($0)); Call.wake(wake) })
+        media = try MediaPipeline(options: options.media, onMedia: { wake.wake() },
+                                  onLocalChange: { events.push(.localMedia($0)); wake.wake() })
         playback = CallPlayback(options.playback)
-    }
-
-    deinit {
-        close(wakeRead)
-        close(wakeWrite)
-    }
-
-    private static func wake(_ fd: Int32) {
-        var byte: UInt8 = 1
-        _ = write(fd, &byte, 1)   // a full pipe already guarantees a wake-up
     }
 
     /// Seconds since the call was created.
@@ -83,18 +49,11 @@ public final class Call: Sendable {
         media.start()
         playback?.start()
         let thread = Thread { [self] in
-            CallLoop(call: self, core: CallCore(configuration: coreConfiguration, policy: policy)).run()
+            CallLoop(call: self, core: CallCore(configuration: options.coreConfiguration, policy: policy)).run()
             finished.withLock { $0 = true }
         }
         thread.name = "call-events"
         thread.start()
-    }
-
-    private var coreConfiguration: CallCore.Configuration {
-        var c = CallCore.Configuration()
-        (c.loopbackOnly, c.stunServer, c.turnServer) = (options.hostCandidates == .loopback, options.stunServer, options.turnServer)
-        (c.trickleOnly, c.sendAudio, c.videoCeilingKbps) = (options.trickleOnly, options.media.audioInput != .none, options.media.videoBitrateKbps)
-        return c
     }
 
     /// Closes every connection, stops the threads and waits for them (up to a few seconds).
@@ -102,7 +61,7 @@ public final class Call: Sendable {
         media.stop()
         playback?.stop()
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        Self.wake(wakeWrite)
+        wakePipe.wake()
         for _ in 0..<300 where !finished.withLock({ $0 }) { usleep(10_000) }
     }
 
@@ -118,7 +77,7 @@ public final class Call: Sendable {
             q.append(input)
             return true
         }
-        if queued { Self.wake(wakeWrite) } else { droppedSignalCount.add(1, ordering: .relaxed) }
+        if queued { wakePipe.wake() } else { droppedSignalCount.add(1, ordering: .relaxed) }
     }
 
     /// Signaling messages dropped because `CallLimits.maxQueuedSignals` were already waiting.
@@ -169,11 +128,10 @@ private final class CallLoop {
         while call.isRunning {
             let waitNs = deadline.map { max(0, ($0 - call.now).nanoseconds) } ?? 100_000_000
             let socketList = Array(sockets.values), streamList = Array(streams)
-            var fds = [pollfd(fd: call.wakeRead, events: Int16(POLLIN), revents: 0)] + socketList.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            var fds = [pollfd(fd: call.wakePipe.readEnd, events: Int16(POLLIN), revents: 0)] + socketList.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
                 + streamList.map { pollfd(fd: $0.value.fd, events: Int16(POLLIN) | ($0.value.wantsWrite ? Int16(POLLOUT) : 0), revents: 0) }
             _ = Glibc.poll(&fds, nfds_t(fds.count), Int32(min(100, (waitNs + 999_999) / 1_000_000)))
-            var sink = [UInt8](repeating: 0, count: 256)
-            if fds[0].revents != 0 { while read(call.wakeRead, &sink, sink.count) > 0 {} }
+            if fds[0].revents != 0 { call.wakePipe.drain() }
             for input in call.takeInbox() { feed(input) }
             let you = core.you
             call.published.withLock { $0.you = you }
