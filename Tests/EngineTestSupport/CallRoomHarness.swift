@@ -43,6 +43,10 @@ public final class CallRoomHarness {
     public var signalingDelay: Duration = .milliseconds(10)
     public var videoInterval: Duration = .milliseconds(66)
     public var conditions: LinkConditions
+    /// Where a member's signal goes, and as what: by default the server's relay (to the member whose id it names,
+    /// from the sender's id). A policy whose connections are not one per member (a test's scripted policy) names
+    /// its own.
+    public var route: ((CallSignalOut, Member) -> (to: Member, signal: CallSignalIn)?)?
     /// Synthetic video frames: a keyframe or delta of this many bytes (several RTP packets each).
     public var frameBytes = 2_500
     private let seed: UInt64
@@ -113,6 +117,10 @@ public final class CallRoomHarness {
     }
 
     private func relay(_ signal: CallSignalOut, from m: Member) {
+        if let route {
+            if let (to, translated) = route(signal, m), let id = to.id { send(translated, to: id) }
+            return
+        }
         guard let me = m.id, room.contains(signal.peer) else { return }
         switch signal {
         case .offer(let to, let sdp): send(.offer(from: me, sdp: sdp), to: to)

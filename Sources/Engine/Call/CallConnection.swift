@@ -6,8 +6,9 @@ import EngineTransport
 final class CallConnection {
     let id: ConnectionID
     let peer: RemotePeerID
-    /// The role the policy asked for (nil: wait for the remote offer).
+    /// The role the policy asked for (nil: wait for the remote offer), and what the connection carries.
     let requestedRole: SignalingRole?
+    let media: ConnectionMedia
     let createdAt: Double
     /// Created once the driver has bound its sockets (`CallCore.Input.socketsOpened`).
     var connection: PeerConnection?
@@ -27,10 +28,11 @@ final class CallConnection {
     /// A new peer's video starts at a keyframe too.
     var awaitingKeyframe = true
 
-    init(id: ConnectionID, peer: RemotePeerID, role: SignalingRole?, createdAt: Double) {
+    init(id: ConnectionID, peer: RemotePeerID, role: SignalingRole?, media: ConnectionMedia, createdAt: Double) {
         self.id = id
         self.peer = peer
         requestedRole = role
+        self.media = media
         self.createdAt = createdAt
     }
 

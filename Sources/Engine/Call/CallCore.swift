@@ -188,10 +188,10 @@ public final class CallCore {
 
     private func carryOut(_ action: RoomAction, now: TransportTime) {
         switch action {
-        case .createConnection(let peer, let role):
+        case .createConnection(let peer, let role, let media):
             let id = ConnectionID(nextConnection)
             nextConnection += 1
-            connections[id] = CallConnection(id: id, peer: peer, role: role, createdAt: now.seconds)
+            connections[id] = CallConnection(id: id, peer: peer, role: role, media: media, createdAt: now.seconds)
             byPeer[peer] = id
             awaitingSockets = id
             out.effects.append(.openSockets(id))
@@ -209,6 +209,15 @@ public final class CallCore {
             guard let c = connection(for: peer) else { return }
             permitRelay(to: [candidate], of: c, now: now)
             feed(c, .command(.addRemoteCandidate(candidate)), now: now)
+        case .addTransceiver(let peer, let kind, let direction):
+            guard let c = connection(for: peer) else { return }
+            feed(c, .command(.addTransceiver(kind, direction)), now: now)
+        case .stopTransceiver(let peer, let mid):
+            guard let c = connection(for: peer) else { return }
+            feed(c, .command(.stopTransceiver(mid: mid)), now: now)
+        case .createOffer(let peer):
+            guard let c = connection(for: peer) else { return }
+            feed(c, .command(.createOffer), now: now)
         case .send(let signal): out.effects.append(.signal(signal))
         case .log(let text): log(text)
         }
@@ -246,7 +255,9 @@ public final class CallCore {
         settings.candidatesInDescription = !configuration.trickleOnly
         // No microphone at all: say so in the SDP (audio recvonly, RFC 3264 §5.1) rather than offer a stream that
         // never starts; the peers' audio is still received. Video stays sendrecv: `v` turns it off and on mid-call.
-        settings.sendAudio = configuration.sendAudio
+        settings.sendAudio = configuration.sendAudio && c.media.sends
+        settings.sendVideo = c.media.sends
+        settings.receive = c.media.receives
         if configuration.loopbackOnly {
             settings.acceptRemoteAddress = { $0.isLoopback }
         } else {
@@ -418,7 +429,7 @@ public final class CallCore {
         for c in connections.values where c.isConnected {
             switch item {
             case .video(let frame, let layer):
-                guard c.layer == layer else { continue }
+                guard c.layer == layer, c.connection?.sendsVideo == true else { continue }
                 if c.awaitingKeyframe && !frame.isKeyframe {
                     // The keyframe asked for at DTLS time may have come before the peer counted as connected (and
                     // was not sent to it); keyframes come only on request, so ask again.

@@ -125,8 +125,9 @@ extension SessionDescription {
     /// section it already rides), else the first; every other section is received only.
     /// `setup`: our DTLS role's value once the association exists (RFC 8842 §5.3: a subsequent answer keeps it);
     /// nil answers the offer's `actpass` or `passive` with `active`.
+    /// `receive` false answers every section without receiving (a publishing connection).
     public func makeAnswer(sessionID: String, version: UInt64 = 0, transport: LocalTransportParameters, setup: DtlsSetup? = nil,
-                           tracks: [LocalTrack], sendOn: [MediaKind: String] = [:]) -> SessionDescription {
+                           tracks: [LocalTrack], receive: Bool = true, sendOn: [MediaKind: String] = [:]) -> SessionDescription {
         var sd = SessionDescription(origin: SdpOrigin(sessionID: sessionID, sessionVersion: String(version)))
         sd.attributes.append(SdpAttribute(name: "msid-semantic", value: " WMS " + Set(tracks.map(\.streamID)).sorted().joined(separator: " ")))
         let usable = media.map { $0.acceptedPayloadType() }
@@ -159,7 +160,13 @@ extension SessionDescription {
             answer.rtcpFeedback = offered.feedback(for: pt).filter(supportedFeedback.contains).map { RtcpFeedback(payloadType: pt, value: $0) }
             answer.extmaps = offered.extmaps.filter { SupportedCodecs.extensions.contains($0.uri) }.map { Extmap(id: $0.id, uri: $0.uri) }
             let track = carrier[kind] == offered.mid?.rawValue ? tracks.first { $0.kind == kind } : nil
-            answer.direction = (offered.direction ?? .sendrecv).answer(wanting: track == nil ? .recvonly : .sendrecv)
+            let wanted: MediaDirection = switch (track != nil, receive) {
+            case (true, true): .sendrecv
+            case (true, false): .sendonly
+            case (false, true): .recvonly
+            case (false, false): .inactive
+            }
+            answer.direction = (offered.direction ?? .sendrecv).answer(wanting: wanted)
             answer.rtcpRsize = offered.rtcpRsize
             answer.applyTransport(transport, setup: setup ?? (self.setup(mediaIndex: index) ?? .actpass).answer)
             if let track, answer.direction?.sends == true { answer.applySending(track) }

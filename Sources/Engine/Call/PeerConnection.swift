@@ -142,8 +142,8 @@ public final class PeerConnection {
                 guard role == nil else { return warn("createOffer: this connection already has a role (\(role!))") }
                 role = .offerer
                 startTransport(role: .controlling, now: now)
-                offered = [OfferedSection(mid: "0", kind: .audio, direction: audioTrack == nil ? .recvonly : .sendrecv, track: audioTrack),
-                           OfferedSection(mid: "1", kind: .video, direction: videoTrack == nil ? .recvonly : .sendrecv, track: videoTrack)]
+                offered = [OfferedSection(mid: "0", kind: .audio, direction: direction(sending: audioTrack != nil), track: audioTrack),
+                           OfferedSection(mid: "1", kind: .video, direction: direction(sending: videoTrack != nil), track: videoTrack)]
             } else {
                 guard signalingState == .stable, remoteDescription != nil, state != .failed, state != .closed else {
                     return warn("createOffer: not now (\(signalingState.rawValue), \(state.rawValue))")
@@ -168,7 +168,8 @@ public final class PeerConnection {
             }
             // RFC 8445 §6.1.1: a lite peer is always controlled, so the full agent controls even when it answers.
             startTransport(role: offer.iceLite ? .controlling : .controlled, now: now)
-            let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, tracks: localTracks)
+            let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, tracks: localTracks,
+                                          receive: configuration.receive)
             // RFC 8829 §5.3.1 would answer an offer we cannot use with every section rejected; there is no call in
             // that, so the connection is refused instead (and nothing is sent back).
             guard answer.media.contains(where: { !$0.isRejected }) else {
@@ -265,6 +266,19 @@ public final class PeerConnection {
 
     private var localTracks: [LocalTrack] { [audioTrack, videoTrack].compactMap { $0 } }
 
+    /// What we want of a section: to send when we have its track, to receive unless configured not to.
+    private func direction(sending: Bool) -> MediaDirection {
+        switch (sending, configuration.receive) {
+        case (true, true): .sendrecv
+        case (true, false): .sendonly
+        case (false, true): .recvonly
+        case (false, false): .inactive
+        }
+    }
+
+    /// Whether our video goes out on this connection (a receive-only one never asks the encoder for keyframes).
+    public var sendsVideo: Bool { videoSend != nil }
+
     /// The smallest number not yet a mid of ours or theirs (mids are never reused, RFC 8829 §5.2.2).
     private func nextMid() -> String {
         let used = Set(offered.map(\.mid) + (remoteDescription?.media.compactMap { $0.mid?.rawValue } ?? []))
@@ -301,7 +315,7 @@ public final class PeerConnection {
         descriptionVersion += 1
         // RFC 8842 §5.3: the answer to a subsequent offer keeps the DTLS association, so our role's setup value.
         let answer = offer.makeAnswer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
-                                      setup: dtlsRole == .server ? .passive : .active, tracks: localTracks,
+                                      setup: dtlsRole == .server ? .passive : .active, tracks: localTracks, receive: configuration.receive,
                                       sendOn: [.audio: audioSendMid, .video: videoSendMid].compactMapValues { $0 })
         localDescription = answer
         remoteDescription = offer

@@ -49,6 +49,8 @@ extension PeerConnection {
         /// Whether we send each kind (video off at the start still negotiates sendrecv so it can come back).
         public var sendAudio = true
         public var sendVideo = true
+        /// Whether we receive at all: false offers and answers send-only (an SFU's publishing connection).
+        public var receive = true
         public var srtpProfiles: [SrtpProfile] = [.aeadAes128Gcm, .aes128CmHmacSha1_80]
         /// Put gathered candidates in the SDP as well as trickling them (false: trickle only, RFC 8838).
         public var candidatesInDescription = true

@@ -46,13 +46,26 @@ public enum RoomInput: Sendable, Equatable {
 /// What a room policy tells the core to do.
 public enum RoomAction: Sendable, Equatable {
     /// Create a fresh connection for `peer`. `.offerer`: create an offer at once; `nil`: wait for the remote offer.
-    case createConnection(RemotePeerID, role: SignalingRole?)
+    /// `media`: what it carries of ours and theirs (a mesh connection both; an SFU's publishing one only ours).
+    case createConnection(RemotePeerID, role: SignalingRole?, media: ConnectionMedia = .sendReceive)
+    /// Renegotiation: a new section on the connection, or one stopped; `createOffer` then offers the change.
+    case addTransceiver(RemotePeerID, MediaKind, MediaDirection)
+    case stopTransceiver(RemotePeerID, mid: String)
+    case createOffer(RemotePeerID)
     case closeConnection(RemotePeerID, cause: String)
     case applyRemoteOffer(RemotePeerID, SessionDescription)
     case applyRemoteAnswer(RemotePeerID, SessionDescription)
     case addRemoteCandidate(RemotePeerID, IceCandidate)
     case send(CallSignalOut)
     case log(String)
+}
+
+/// What a connection carries: our media, the peer's, or both.
+public enum ConnectionMedia: String, Sendable, Equatable {
+    case sendReceive, sendOnly, receiveOnly
+
+    var sends: Bool { self != .receiveOnly }
+    var receives: Bool { self != .sendOnly }
 }
 
 extension CallSignalOut {
