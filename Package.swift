@@ -80,6 +80,7 @@ let package = Package(
         .executableTarget(
             name: "ConfTUI",
             dependencies: ["Signaling", "Engine", "Renderer", "RoomModel", "CNcurses"],
+            exclude: ["README.md"],
             swiftSettings: release),
         .executableTarget(
             name: "Bench",
