@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // conftui: a terminal-native, multi-party WebRTC video conference room.
 // Layout is fixed by the design: ConfTUI (executable), RoomModel, Renderer, Engine, Signaling (Engine split into its
-// layers below, all under Sources/Engine), plus one system-library target per C library (see docs in README "Module map"), and the build-tool plugin
+// layers below, all under Sources/Engine), plus one system-library target per C library (see docs/architecture.md), and the build-tool plugin
 // (EmbedBrowserPage, with its tool BrowserPageEmbedder) that compiles the browser page's files into Signaling.
 import PackageDescription
 
