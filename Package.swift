@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // conftui: a terminal-native, multi-party WebRTC video conference room.
 // Layout is fixed by the design: ConfTUI (executable), RoomModel, Renderer, Engine, Signaling (Engine split into its
-// layers below, all under Sources/Engine), plus one system-library target per C library (see docs in README "Module map"), and the build-tool plugin
+// layers below, all under Sources/Engine), plus one system-library target per C library (see docs/architecture.md), and the build-tool plugin
 // (EmbedBrowserPage, with its tool BrowserPageEmbedder) that compiles the browser page's files into Signaling.
 import PackageDescription
 
@@ -45,7 +45,7 @@ let package = Package(
 
         // The browser page's files (BrowserPage/) are compiled in by the plugin rather than declared as resources:
         // Bundle.module looks for resources next to the build products, and the binary must run when copied anywhere.
-        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage", "WebSocket/README.md", "Client/README.md"],
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage", "README.md", "WebSocket/README.md", "Client/README.md"],
                 swiftSettings: release, plugins: ["EmbedBrowserPage"]),
         .executableTarget(name: "BrowserPageEmbedder", exclude: ["README.md"]),
         .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),
@@ -80,6 +80,7 @@ let package = Package(
         .executableTarget(
             name: "ConfTUI",
             dependencies: ["Signaling", "Engine", "Renderer", "RoomModel", "CNcurses"],
+            exclude: ["README.md"],
             swiftSettings: release),
         .executableTarget(
             name: "Bench",

@@ -10,8 +10,8 @@ import Synchronization
 /// and after. A long call must return to its baseline: a peer that left keeps nothing but its summary
 /// (`CallLimits.closedPeerSummaries`).
 ///
-/// A join is what the call sees of a SkyRTC newcomer (README: the newcomer offers): `_new_peer`, its offer and
-/// its trickled candidates; the call answers (a `PeerConnection` with its ICE agent and DTLS context, two sockets'
+/// A join is what the call sees of a SkyRTC newcomer (docs/skyrtc-protocol.md §5: the newcomer offers): `_new_peer`,
+/// its offer and its trickled candidates; the call answers (a `PeerConnection` with its ICE agent and DTLS context, two sockets'
 /// worth of ports, VP8 and Opus decoders) and starts checking. Every `handshakeEvery`-th peer also completes the
 /// handshake: it is a real sans-IO `PeerConnection` on a loopback socket, driven here until ICE and DTLS connect
 /// and SRTP carries the call's media, so those peers leave SRTP contexts and jitter buffers behind to release too.

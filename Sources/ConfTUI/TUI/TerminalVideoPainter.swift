@@ -10,7 +10,7 @@ import Glibc
 /// remembers what the terminal shows there, so only cells that visibly changed are written.
 ///
 /// The bytes are wrapped in DECSC/DECRC (ESC 7 / ESC 8): curses keeps its idea of the cursor
-/// position and attributes, and never notices (toolchain-notes §6: without it, the next curses
+/// position and attributes, and never notices (docs/toolchain-pitfalls.md §6: without it, the next curses
 /// update lands on the wrong row).
 final class TerminalVideoPainter: VideoPainter {
     /// The latest frame of a participant, or nil when there is none to show.

@@ -1,7 +1,7 @@
 import EngineTransport
 /// Every resource of the call layer (`Call`, `PeerConnection`) that grows with remote input (signaling messages,
-/// peers joining and leaving), and its bound, in one place. README "Bounds" lists them with the other layers'
-/// (`TransportLimits`, `RTPLimits`).
+/// peers joining and leaving), and its bound, in one place. docs/bounds-and-security.md lists them with the other
+/// layers' (`TransportLimits`, `RTPLimits`).
 public enum CallLimits {
     /// Remote candidates a `PeerConnection` takes in total (SDP and trickle, before and after the remote description),
     /// and so also the candidates buffered while the description has not arrived yet: the ICE agent keeps no more

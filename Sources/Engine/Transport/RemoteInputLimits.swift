@@ -3,7 +3,7 @@
 /// Anyone in a SkyRTC room can send us an offer, an answer or a candidate, and whatever a peer writes there ends up
 /// in STUN attributes, RTP header extensions, dictionaries and logs. Each value is checked against these limits
 /// where it enters (`SessionDescription(parsing:)`, `IceCandidate(parsing:)`, `PeerConnection`'s remote-description
-/// and candidate commands, `Call.handle` and the session's SkyRTC translation for member ids, the STUN codec,
+/// and candidate commands, `CallCore` and the session's SkyRTC translation for member ids, the STUN codec,
 /// `VP8Decoder`); what is over a limit is refused with an `EngineError.malformed` (or a log line) that says which
 /// value and which limit. A refused offer or answer fails that one peer connection, a refused candidate or message is
 /// dropped, and the call goes on with everyone else. Where an RFC gives a limit it is quoted; elsewhere the limit is

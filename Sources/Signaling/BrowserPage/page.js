@@ -2,7 +2,7 @@
 /*
  * conftui browser client: one peer of a SkyRTC full mesh.
  *
- * Signaling (SkyRTC, as README.md "Protocol notes" describes): the WebSocket is the page's own host and port
+ * Signaling (SkyRTC, as docs/skyrtc-protocol.md §8 describes): the WebSocket is the page's own host and port
  * at path "/", the room is the URL fragment (http://host:3000/#100; none means the server's default room). The
  * newcomer offers to every id in `_peers.connections`; a member that gets `_new_peer` only prepares a connection and
  * answers the offer that follows. Candidates travel as {label: sdpMLineIndex, id: sdpMid, candidate}.

@@ -33,7 +33,7 @@ public struct WebSocketClientOptions: Sendable {
 /// and never block on the network (see `WebSocketClientSession`).
 ///
 /// Written here because Foundation's URLSessionWebSocketTask does not work on Linux (libcurl
-/// without ws support, toolchain-notes §4b).
+/// without ws support, docs/toolchain-pitfalls.md §4b).
 public final class WebSocketClient: Sendable {
     public let url: WebSocketURL
     private let session: WebSocketClientSession

@@ -45,7 +45,7 @@ final class PlainStream: ByteStream {
 
     func write(_ bytes: UnsafeRawBufferPointer) -> StreamResult {
         while true {
-            // MSG_NOSIGNAL: a peer that went away must not raise SIGPIPE (toolchain-notes §4a).
+            // MSG_NOSIGNAL: a peer that went away must not raise SIGPIPE (docs/toolchain-pitfalls.md §4a).
             let n = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
             if n >= 0 { return .bytes(n) }
             if errno == EINTR { continue }

@@ -10,7 +10,7 @@ public enum WebSocketAcceptKey {
         let input = Array((key + guid).utf8)
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
-        // No CryptoKit on Linux; OpenSSL is already linked for TLS (toolchain-notes §4c).
+        // No CryptoKit on Linux; OpenSSL is already linked for TLS (docs/toolchain-pitfalls.md §4c).
         let ok = input.withUnsafeBufferPointer { inp in
             EVP_Digest(inp.baseAddress, inp.count, &digest, &length, EVP_sha1(), nil)
         }

@@ -4,8 +4,8 @@ import Testing
 @testable import EngineRTP
 @testable import EngineTransport
 
-/// One flood per bound of README "Bounds": remote input far beyond what a real peer sends, on a virtual clock, and
-/// the table it would grow stays at its limit while each step costs what it cost with a handful of entries.
+/// One flood per bound of docs/bounds-and-security.md: remote input far beyond what a real peer sends, on a virtual
+/// clock, and the table it would grow stays at its limit while each step costs what it cost with a handful of entries.
 @Suite struct FloodTests {
     private func at(_ ms: Int) -> TransportTime { TransportTime.zero + .milliseconds(ms) }
 
