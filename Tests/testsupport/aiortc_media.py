@@ -75,3 +75,26 @@ class HalfWhite(PacedTrack):
         frame.time_base = fractions.Fraction(1, 90000)
         self.sent += 1
         return frame
+
+
+class Flat(PacedTrack):
+    """320x240 at `fps`: one grey `level` (0...255, RGB) all over, with a small bar of `level` + 40 moving across so
+    that frames differ. Beside `HalfWhite` it is a second picture a receiver can tell apart by its luma alone (a
+    mean near `level`, a small spread)."""
+
+    kind = "video"
+
+    def __init__(self, level: int, fps: int = 30) -> None:
+        super().__init__(1 / fps)
+        self.level, self.fps = level, fps
+
+    async def recv(self) -> VideoFrame:
+        await self.next_slot()
+        image = numpy.full((240, 320, 3), self.level, dtype=numpy.uint8)
+        column = (self.sent * 40 // self.fps) % 300
+        image[110:130, column:column + 20] = min(255, self.level + 40)
+        frame = VideoFrame.from_ndarray(image, format="bgr24")
+        frame.pts = self.sent * (90000 // self.fps)
+        frame.time_base = fractions.Fraction(1, 90000)
+        self.sent += 1
+        return frame

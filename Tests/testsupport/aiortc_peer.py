@@ -4,10 +4,10 @@ its own through `aiortc_process`).
 `AiortcPeer(ws_url, room)` joins the room (`__join`, no name: the original clients send none), offers to every id in
 `_peers`, answers every `_offer`, applies `_answer`s, accepts trickled `_ice_candidate`s (`label`/`id`, or
 `sdpMLineIndex`/`sdpMid`) and closes the connection of a `_remove_peer`, noting when it arrived. To every peer it
-sends its own tone and a half-white picture (`aiortc_media`); from every peer it records, separately (`RemoteSeen`),
-the test cards it reads (per participant number, and the recent ones in order), the card's background colour, the
-luma of the last frame, the frame count and size, and the last second of audio. `remote()` is the one peer of a
-two-party test.
+sends its own tone and a half-white picture (`aiortc_media`; `tracks=` for others, one section each); from every
+peer it records, separately (`RemoteSeen`), the test cards it reads (per participant number, and the recent ones in
+order), the card's background colour, the luma of the last frame, the frame count and size, and the last second of
+audio. `remote()` is the one peer of a two-party test.
 
 Pin aioice's host gathering to 127.0.0.1 with `loopback_host_addresses` (docs/webrtc-interop.md §9: it never
 gathers loopback by itself). Create the peer inside the running asyncio loop (aiortc binds to the loop that exists).
@@ -21,10 +21,11 @@ import io
 import json
 import logging
 import time
+from typing import Callable
 
 import numpy
-from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
-from aiortc.mediastreams import MediaStreamError
+from aiortc import RTCBundlePolicy, RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.sdp import candidate_from_sdp
 from websockets.asyncio.client import connect
 
@@ -175,8 +176,18 @@ async def consume(seen: RemoteSeen, track) -> None:
 
 class AiortcPeer:
     def __init__(self, ws_url: str, room: str, tone_hz: float = AIORTC_TONE, fps: int = 30,
-                 log_level: int = logging.INFO) -> None:
+                 log_level: int = logging.INFO, tracks: Callable[[], list[MediaStreamTrack]] | None = None,
+                 bundle_policy: RTCBundlePolicy = RTCBundlePolicy.BALANCED) -> None:
+        """`tracks`: what to send on each connection, one `addTrack` (so one m= section) per track in that order;
+        by default the tone and the half-white picture (one audio and one video section). More than one section of
+        a kind needs `bundle_policy=RTCBundlePolicy.MAX_BUNDLE`: under aiortc's default (BALANCED) the second
+        section of a kind shares the first one's transport and is marked bundled already, so when the answer's BUNDLE
+        moves the first video section onto the audio transport it stays behind on the transport aiortc then stops,
+        and sends nothing (aiortc 1.16, `RTCPeerConnection.__createTransceiver` and the BUNDLE step of
+        `setRemoteDescription`)."""
         self.ws_url, self.room, self.tone_hz, self.fps = ws_url, room, tone_hz, fps
+        self.bundle_policy = bundle_policy
+        self.tracks = tracks or (lambda: [PacedTone(self.tone_hz), HalfWhite(self.fps)])
         self.you: str | None = None
         self.joined_with: list[str] = []
         self.names: dict = {}
@@ -206,9 +217,9 @@ class AiortcPeer:
     def _connection(self, socket_id: str, role: str) -> RTCPeerConnection:
         if socket_id in self.pcs:
             return self.pcs[socket_id]
-        pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))   # no STUN: offline, local addresses only
-        pc.addTrack(PacedTone(self.tone_hz))
-        pc.addTrack(HalfWhite(self.fps))
+        pc = RTCPeerConnection(RTCConfiguration(iceServers=[], bundlePolicy=self.bundle_policy))   # no STUN: offline
+        for track in self.tracks():
+            pc.addTrack(track)
         seen = RemoteSeen(socket_id, role)
         self.pcs[socket_id], self.seen[socket_id] = pc, seen
         pc.on("track", lambda track: self._tasks.append(asyncio.ensure_future(self._consume(seen, track))))
