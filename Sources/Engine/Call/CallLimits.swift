@@ -8,7 +8,8 @@ public enum CallLimits {
     /// (`TransportLimits.maxRemoteCandidates`, after RFC 8445 §6.1.2.5), so buffering more would only be dropped
     /// later. Beyond it candidates are ignored (`PeerConnection.droppedRemoteCandidates`).
     public static let maxRemoteCandidates = TransportLimits.maxRemoteCandidates
-    /// Signaling messages queued for the call's event thread (`Call.handle`). The thread drains the queue every
+    /// Inputs queued for the call's event thread from other threads (`Call.handle`, `Call.signalingLost`, the decoders'
+    /// keyframe requests): signaling messages nearly all. The thread drains the queue every
     /// wake-up (at most ~100 ms apart), so a legitimate room never comes near it: a SkyRTC room of N peers sends a
     /// few messages per peer per join. Beyond it new messages are dropped and counted (`Call.droppedSignals`).
     public static let maxQueuedSignals = 10_000

@@ -14,9 +14,8 @@ public enum PlaybackChoice: Sendable, Equatable {
 }
 
 /// The speaker of a call: one playback thread that every 20 ms takes one frame from each peer's `PlaybackQueue`, mixes
-/// them (`AudioMixer`, saturating) and writes the mix to the `AudioOutput`. The event thread feeds the queues from
-/// `RemoteMedia.play` (`push(_:from:)`), so decoding stays where the jitter buffer is and the device never blocks the
-/// network. A device paces the thread by blocking in write; the null sink is paced by the clock (`FramePacer`).
+/// them (`AudioMixer`, saturating) and writes the mix to the `AudioOutput`. Each participant's decode thread
+/// (`DecodeWorker`) feeds its queue (`push(_:from:)`), so neither decoding nor the device ever blocks the network. A device paces the thread by blocking in write; the null sink is paced by the clock (`FramePacer`).
 public final class CallPlayback: Sendable {
     public let choice: PlaybackChoice
     private let queues = Mutex<[RemotePeerID: PlaybackQueue]>([:])
@@ -66,7 +65,7 @@ public final class CallPlayback: Sendable {
         for _ in 0..<200 where threadsRunning.load(ordering: .acquiring) > 0 { usleep(10_000) }
     }
 
-    /// One decoded 20 ms frame of `peer` (event thread).
+    /// One decoded 20 ms frame of `peer` (its decode thread).
     func push(_ frame: AudioFrame, from peer: RemotePeerID) {
         queues.withLock { $0[peer, default: PlaybackQueue()].push(frame) }
     }

@@ -1,5 +1,5 @@
 /// The picture of a call at one moment: what `conftui bot --report` writes and what the TUI reads. Plain values
-/// (Codable, Sendable), built on the event thread and handed out under a lock.
+/// (Codable, Sendable), joined from what the event thread publishes and the decode threads' figures, under locks.
 
 public struct CallSnapshot: Sendable, Codable, Equatable {
     public var you: RemotePeerID?

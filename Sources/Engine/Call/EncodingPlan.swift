@@ -1,5 +1,5 @@
 /// The rate of each video encoding and which peers take which: at most two encodings, so that one peer on a slow
-/// link does not lower the picture everyone else receives (docs/congestion-control.md §8). Pure: the call driver
+/// link does not lower the picture everyone else receives (docs/congestion-control.md §8). Pure: the call core
 /// passes each connected peer's video target and the previous plan, and applies the result.
 ///
 /// The rule: sort the peers' targets and find the widest gap between neighbours (as a ratio). When it is wide

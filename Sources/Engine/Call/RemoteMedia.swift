@@ -2,8 +2,8 @@ import EngineMedia
 import EngineRTP
 import EngineTransport
 /// What one remote peer sends us, decoded and measured: a VP8 and an Opus decoder, the test card read back from
-/// every picture, freezes, frame rate, and the last half second of audio for level and pitch. Owned by the call's
-/// event thread (the decoders hold C handles and are not Sendable).
+/// every picture, freezes, frame rate, and the last half second of audio for level and pitch; one per section. Owned
+/// by its participant's `DecodeWorker` thread (the decoders hold C handles and are not Sendable).
 final class RemoteMedia {
     private let vp8: VP8Decoder
     private let opus: OpusDecoder
