@@ -34,7 +34,7 @@ final class ConnectedPeers {
     }
 
     private func description(_ out: PeerConnection.Output) -> SessionDescription? {
-        for case .localDescription(let d) in out.events { return d }
+        for case .localDescription(let d, _) in out.events { return d }
         return nil
     }
 

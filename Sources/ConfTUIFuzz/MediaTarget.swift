@@ -32,11 +32,11 @@ enum MediaTarget {
         // Unowned: `peers` keeps this closure, and a strong capture would leak both.
         peers.onEventAtB = { [unowned peers] event in
             switch event {
-            case .videoFrame(let frame):
+            case .videoFrame(let mid, let frame):
                 if !media.decode(frame, now: peers.now.seconds, wallMillis: UInt32(truncatingIfNeeded: peers.now.nanoseconds / 1_000_000)) {
-                    peers.feed("B", .command(.decodeFailed))
+                    peers.feed("B", .command(.decodeFailed(mid: mid)))
                 }
-            case .audio(let pull): _ = media.play(pull)
+            case .audio(_, let pull): _ = media.play(pull)
             default: break
             }
         }

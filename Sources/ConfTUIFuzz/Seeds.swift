@@ -39,7 +39,7 @@ enum Seeds {
         guard let offerer = try? PeerConnection(configuration: .random(localHosts: [a])),
               let answerer = try? PeerConnection(configuration: .random(localHosts: [TransportAddress("127.0.0.1:40002")!])) else { return [] }
         func description(_ out: PeerConnection.Output) -> SessionDescription? {
-            for case .localDescription(let d) in out.events { return d }
+            for case .localDescription(let d, _) in out.events { return d }
             return nil
         }
         guard let offer = description(offerer.handle(.command(.createOffer), now: .zero)),
@@ -50,9 +50,19 @@ enum Seeds {
         }
         let candidate = SkyRTCCandidate(id: "0", label: 0, candidate: "candidate:1 1 udp 2122260223 127.0.0.1 40001 typ host",
                                         socketId: peer)
+        // Renegotiation on the same ICE session: a second video section added, then stopped (port 0).
+        _ = offerer.handle(.command(.applyRemoteAnswer(answer)), now: .zero)
+        _ = offerer.handle(.command(.addTransceiver(.video, .sendrecv)), now: .zero)
+        guard let added = description(offerer.handle(.command(.createOffer), now: .zero)),
+              let addedAnswer = description(answerer.handle(.command(.applyRemoteOffer(added)), now: .zero)) else { return [] }
+        _ = offerer.handle(.command(.applyRemoteAnswer(addedAnswer)), now: .zero)
+        _ = offerer.handle(.command(.stopTransceiver(mid: "2")), now: .zero)
+        guard let stopped = description(offerer.handle(.command(.createOffer), now: .zero)) else { return [] }
+        let offerLine = { (d: SessionDescription) in line(.offer(SkyRTCDescription(sdp: sdp("offer", d), socketId: peer))) }
         return [
-            ("offer", line(.offer(SkyRTCDescription(sdp: sdp("offer", offer), socketId: peer))) + line(.iceCandidate(candidate))),
+            ("offer", offerLine(offer) + line(.iceCandidate(candidate))),
             ("answer", line(.answer(SkyRTCDescription(sdp: sdp("answer", answer), socketId: peer)))),
+            ("renegotiation", offerLine(offer) + line(.iceCandidate(candidate)) + offerLine(added) + offerLine(stopped)),
         ]
     }
 

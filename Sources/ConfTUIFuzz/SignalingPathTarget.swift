@@ -6,7 +6,8 @@ import Foundation
 
 /// Target 1, the remote offer/answer/candidate path as a client meets it: newline-separated server messages →
 /// SkyRTC decode → (the session's translation) → SDP or candidate parse → `PeerConnection` (answer or offer, apply,
-/// candidates) → virtual time until the first connectivity checks go out. Newlines inside JSON strings are escaped,
+/// candidates; a later offer of the same ICE session renegotiates) → virtual time until the first connectivity checks
+/// go out. Newlines inside JSON strings are escaped,
 /// so a raw 0x0A only ever separates messages.
 enum SignalingPathTarget {
     static let local = TransportAddress("127.0.0.1:40000")!
