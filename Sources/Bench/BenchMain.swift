@@ -25,4 +25,5 @@ let allSuites: [BenchSuite] = [
     mediaSuite,
     rtpSuite,
     churnSuite,
+    roomsSuite,
 ]

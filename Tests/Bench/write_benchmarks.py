@@ -68,6 +68,11 @@ STEPS = [
          "Resident memory of one `Call` while 500 peers join and leave it (one in ten with a full handshake), against "
          "the baseline read after a warm-up of 60; the test `CallChurnTests` allows 1.10 × at most.",
          bench("churn")),
+    Step("rooms", "A room on the virtual clock",
+         "Seconds of a four-member mesh call (joins, media both ways, a leave, a signaling loss and reconnect) that "
+         "one wall-clock second simulates, on a clean and a 5 % lossy emulated link: the speed of the room-level "
+         "tests (`CallCoreRoomTests`); real time, 1 ×, is the baseline.",
+         bench("rooms")),
     Step("signaling-burst", "Signaling load: issue #13's workload",
          "CPU per forwarded message, forward latency and peak memory of `conftui serve` under 200 clients in 20 rooms "
          "each sending 30 offers of 3 KB as fast as they can (`--rate 0 --offers 30`), against a minimal Python "

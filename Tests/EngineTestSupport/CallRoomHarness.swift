@@ -254,6 +254,9 @@ public final class CallRoomHarness {
     }
 
     /// True when every two members in the room have a connected connection, both ways.
+    /// Datagrams the members handed to the network so far.
+    public var datagramsSent: Int { links.values.reduce(0) { $0 + $1.sent } }
+
     public var fullyConnected: Bool {
         let inRoom = members.filter { $0.id != nil }
         return inRoom.allSatisfy { m in

@@ -72,11 +72,9 @@ public final class PeerConnection {
     private var transportSequenceID: UInt8?
     /// The send-side estimate (docs/congestion-control.md), when the peer sends transport feedback for what we send;
     /// otherwise the video stream's loss and REMB controller sets our rate.
-    private var sendEstimator: SendSideBandwidthEstimator?
-    /// Spreads each frame's packets at 2.5 × the rate the path allows (docs/congestion-control.md §6).
-    private var pacer = PacketPacer()
-    /// The estimator's probe being sent: bytes and packets so far (everything stamped meanwhile belongs to it).
-    private var probe: (cluster: ProbeCluster, bytes: Int, packets: Int)?
+    private var sendEstimator: SendSideBandwidthEstimator? { sender.estimator }
+    /// The estimator, the pacer and the probes: how fast what we send may go.
+    private var sender = SendController()
     /// When the datagram being handled arrived (the kernel's time when the driver passes it).
     private var arrival = TransportTime.zero
     private var sentKeyframe = false
@@ -127,7 +125,7 @@ public final class PeerConnection {
         }
         service(now: now)
         out.deadline = state == .closed ? nil
-            : ([transportDeadline, maintenanceAt, audioPullAt, probeDeadline, pacer.nextDeadline]
+            : ([transportDeadline, maintenanceAt, audioPullAt, senderDeadline]
                + videoReceives.values.map { $0.nextDeadline() }).compactMap { $0 }.min()
         defer { out = Output() }
         return out
@@ -227,7 +225,7 @@ public final class PeerConnection {
             // without the keyframe they refer to, so the peer's stream starts at a keyframe (asked for on connect).
             if !sentKeyframe && !frame.isKeyframe { return }
             sentKeyframe = true
-            for packet in videoSend!.send(frame, now: now) { pacer.enqueue(packet, now: now) }
+            for packet in videoSend!.send(frame, now: now) { sender.enqueue(packet, now: now) }
         case .sendAudio(let packet, let isDTX):
             guard transport?.isSecure == true, audioSend != nil else { return }
             if let rtp = audioSend!.send(opusPacket: packet, isDTX: isDTX, now: now) { sendRTP(rtp, now: now) }
@@ -251,7 +249,7 @@ public final class PeerConnection {
         audioPullAt = nil
         maintenanceAt = nil
         transportDeadline = nil
-        pacer = PacketPacer()
+        sender = SendController()
     }
 
     /// Stops ICE (and DTLS, which sends close_notify) and every timer.
@@ -393,10 +391,7 @@ public final class PeerConnection {
         }
         if let twcc = withFeedback.first(where: \.send) {
             transportSequenceID = twcc.transportSequenceID
-            if sendEstimator == nil {
-                sendEstimator = SendSideBandwidthEstimator(initial: Self.initialSendBitrate, minimum: Self.minimumSendBitrate,
-                                                           maximum: Self.maximumSendBitrate)
-            }
+            if let id = twcc.transportSequenceID { sender.estimate(sequenceID: id) }
         }
         let receiving = Set(sections.filter(\.receive).map(\.mid))
         videoReceives = videoReceives.filter { receiving.contains($0.key) }
@@ -420,7 +415,7 @@ public final class PeerConnection {
             c.headerExtensions = sendExtensions(video)
             // The stream's own ceiling is the estimator's: what video may use is the encoder's business
             // (`--max-video-kbps`, the encoding plan), not a second, lower cap here.
-            c.bitrate = TargetBitrateController(maximum: Self.maximumSendBitrate)
+            c.bitrate = TargetBitrateController(maximum: SendController.maximumBitrate)
             videoSend = VideoSendStream(configuration: c)
             sentKeyframe = false
             // A new stream starts at a keyframe; on a secure transport nothing else would ask for one now.
@@ -554,14 +549,7 @@ public final class PeerConnection {
     /// Every RTP packet leaves here, retransmissions included, so each gets its own transport-wide number.
     private func sendRTP(_ packet: [UInt8], now: TransportTime) {
         var packet = packet
-        if sendEstimator != nil, let id = transportSequenceID, TransportWideSequenceNumber.hasElement(id: id, in: packet) {
-            let sequence = sendEstimator!.stamp(size: packet.count, now: now)
-            _ = TransportWideSequenceNumber.stamp(sequence, id: id, in: &packet)
-        }
-        // Whatever leaves during a probe is part of it (an unstamped packet is never reported, so such a probe
-        // measures nothing, but it still ends).
-        // Counted as the estimator counts it, on the wire: a probe's rate is one the path must carry.
-        if probe != nil { probe!.bytes += packet.count + SendSideBandwidthEstimator.transportOverheadBytes; probe!.packets += 1 }
+        sender.stamp(&packet, now: now)
         feedTransport(.command(.sendRTP(packet)), now: now)
     }
 
@@ -611,7 +599,7 @@ public final class PeerConnection {
         if sendEstimator != nil {
             let roundTrip = videoSend?.statistics.roundTripTime ?? transport?.stats.roundTripTime
             for case .transportFeedback(let feedback) in packets {
-                sendEstimator!.onFeedback(feedback, roundTrip: roundTrip, now: now)
+                sender.onFeedback(feedback, roundTrip: roundTrip, now: now)
             }
         }
         if videoSend != nil {
@@ -671,68 +659,34 @@ public final class PeerConnection {
         }
     }
 
-    /// Sends the queued video packets whose turn has come. The pacing rate follows what the path allows for
-    /// everything sent (the estimate, or the video controller's rate and the audio's share without transport feedback).
-    /// Retransmissions and audio do not wait in it: a NACKed packet is already late, and audio is small and steady.
+    /// Sends the queued video packets whose turn has come (`SendController.pacedPackets`).
     private func sendPaced(now: TransportTime) {
-        guard pacer.queuedPackets > 0 else { return }
-        let allowed = sendEstimator?.target ?? ((targetVideoBitrate ?? 0) + Self.audioShare)
-        pacer.rate = Int(PacketPacer.factor * Double(allowed))
-        for packet in pacer.poll(now: now) { sendRTP(packet, now: now) }
+        let fallback = (targetVideoBitrate ?? 0) + SendController.audioShare
+        for packet in sender.pacedPackets(now: now, fallbackRate: fallback) { sendRTP(packet, now: now) }
     }
 
-    /// Sends what the estimator's probe has due: padding-only video packets paced at the probe's rate
-    /// (docs/congestion-control.md §5). Probes go once video flows, and only where the peer sends transport feedback.
+    /// Probes go once video flows, and only where the peer sends transport feedback.
     private func sendProbe(now: TransportTime) {
-        guard sendEstimator != nil, videoSend != nil, sentKeyframe else { return }
-        if probe == nil, let cluster = sendEstimator!.probe(now: now) { probe = (cluster, 0, 0) }
-        guard let cluster = probe?.cluster else { return }
-        let due = cluster.bytesDue(now: now)
-        while probe!.bytes < due, let padding = videoSend!.paddingPacket(padding: ProbeCluster.paddingBytes, now: now) {
-            sendRTP(padding, now: now)
+        guard videoSend != nil, sentKeyframe else { return }
+        sender.sendProbe(now: now, padding: { videoSend!.paddingPacket(padding: ProbeCluster.paddingBytes, now: now) }) { controller, packet in
+            var packet = packet
+            controller.stamp(&packet, now: now)
+            feedTransport(.command(.sendRTP(packet)), now: now)
         }
-        // Done when all its bytes are out, or when no padding can be made (nothing sent yet to follow).
-        guard probe!.bytes >= cluster.bytes || probe!.bytes < due else { return }
-        sendEstimator!.probeSent(packets: probe!.packets)
-        probe = nil
     }
 
-    /// The probe's next packet, or the estimator's next probe once video flows.
-    private var probeDeadline: TransportTime? {
+    private var senderDeadline: TransportTime? {
         guard state != .closed, transport?.isSecure == true else { return nil }
-        if let p = probe { return p.cluster.dueAt(sent: p.bytes) }
-        return sentKeyframe ? sendEstimator?.nextProbeAt : nil
+        return sender.nextDeadline(probing: sentKeyframe)
     }
-
-    /// Send-side estimate bounds (bits per second, everything on the transport). The start is libwebrtc's; the top
-    /// leaves the video controller's own maximum as the binding one.
-    static let initialSendBitrate = 300_000
-    /// Low enough to say "audio alone barely fits": a 300 kbit/s member of a four-party mesh receives three audio
-    /// streams (about 150 kbit/s) before any video.
-    static let minimumSendBitrate = 30_000
-    static let maximumSendBitrate = 2_500_000
-    /// What the audio takes of the estimate: Opus at 32 kbit/s plus RTP, SRTP and UDP/IP headers at 50 packets a second.
-    static let audioShare = 48_000
-    /// What of the video's share of the estimate the encoder may fill: the estimate counts every packet on the wire
-    /// (`SendSideBandwidthEstimator.transportOverheadBytes`), and a full video packet carries about 62 bytes of RTP
-    /// header, extensions, SRTP tag and UDP/IP besides its 1200-byte payload (a low rate's smaller packets a little more).
-    static let videoPayloadShare = 0.95
-    /// The least video the estimate path asks of the encoder (VP8 still gives a picture, at the low encoding's size).
-    static let minimumVideoBitrate = 30_000
 
     /// What the peer's feedback allows for our video, bits per second; nil before video is negotiated. With transport
     /// feedback: the send-side estimate less the audio's share and the video's headers (and under any REMB the peer
     /// sends); without: the video stream's loss and REMB controller.
     public var targetVideoBitrate: Int? {
         guard let videoSend else { return nil }
-        guard let estimate = sendEstimator?.target else { return videoSend.targetBitrate }
-        let video = Int(Double(estimate - (audioSend == nil ? 0 : Self.audioShare)) * Self.videoPayloadShare)
-        return min(max(video, Self.minimumVideoBitrate), videoSend.rate.maximum, videoSend.rate.rembCap ?? Int.max)
-    }
-
-    /// The send-side estimate's view, for statistics (nil without transport feedback).
-    public var sendEstimate: (target: Int, usage: BandwidthUsage, acknowledged: Int?)? {
-        sendEstimator.map { ($0.target, $0.usage, $0.acknowledgedBitrate) }
+        return sender.videoTarget(hasAudio: audioSend != nil, maximum: videoSend.rate.maximum, rembCap: videoSend.rate.rembCap)
+            ?? videoSend.targetBitrate
     }
 
     /// The timers behind `Output.deadline`, for diagnostics.

@@ -5,7 +5,8 @@ import EngineTestSupport
 
 /// Whole rooms of `CallCore`s on the virtual clock and the network emulator (`CallRoomHarness`): four members join a
 /// SkyRTC mesh, send each other media both ways, one leaves, one loses its signaling and comes back, and every frame
-/// and audio packet is checked to come from the member it is attributed to. Seconds of a room run in well under one.
+/// and audio packet is checked to come from the member it is attributed to. Seconds of a room run in about a third of
+/// their time (`make bench`, suite "rooms", measures it).
 @Suite struct CallCoreRoomTests {
     static let names = ["ann", "bob", "cat", "dan"]
 
@@ -53,7 +54,8 @@ import EngineTestSupport
             room.join(name)
             room.run(for: .milliseconds(100))
         }
-        #expect(room.run(for: .seconds(5)) { room.fullyConnected }, "\(logs(room))")
+        // With loss a handshake flight may need a retransmission or two (DTLS doubles its timer from 1 s).
+        #expect(room.run(for: .seconds(15)) { room.fullyConnected }, "\(logs(room))")
         // NACK recovers lost video packets; lost audio is concealed, not resent.
         let share = loss > 0 ? 0.8 : 0.9
         expectMediaFlows(room, among: Self.names, seconds: 1, minimumShare: share)
@@ -78,19 +80,17 @@ import EngineTestSupport
         #expect(room.member("ann").core.connection(of: cat) == nil && room.member("bob").core.connection(of: cat) == nil)
         // It reconnects under a new id and offers to everyone again.
         room.join("cat")
-        #expect(room.run(for: .seconds(5)) { room.fullyConnected }, "\(logs(room))")
+        // With loss a handshake flight may need a retransmission or two (DTLS doubles its timer from 1 s).
+        #expect(room.run(for: .seconds(15)) { room.fullyConnected }, "\(logs(room))")
         #expect(room.member("cat").id != cat)
         expectMediaFlows(room, among: ["ann", "bob", "cat"], seconds: 1, minimumShare: share)
 
         for m in room.members { #expect(m.misattributed == 0, "\(m.name) got media attributed to the wrong sender") }
         // Each join is announced once: cat joined twice.
         #expect(room.members.map(\.announcements.count) == [1, 1, 2, 1])
-        let elapsed = ContinuousClock.now - wall
-        let virtual = Double(room.now.nanoseconds) / 1e9
-        print(String(format: "room of four (loss %.0f %%): %.1f s of call in %.2f s", loss * 100, virtual,
-                     Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
-        // Faster than real time by a wide margin, whatever the machine's load.
-        #expect(elapsed < .seconds(virtual / 2))
+        // How much faster than real time is the bench's business (`make bench`, suite "rooms"); printed here too.
+        print(String(format: "room of four (loss %.0f %%): %.1f s of call in %.2f s", loss * 100, room.now.seconds,
+                     (ContinuousClock.now - wall).seconds))
     }
 
     @Test func aMeshOfFourJoinsLeavesLosesSignalingAndReconnects() {
