@@ -47,9 +47,9 @@ private struct CallSimulation {
     /// Opus at 32 kbit/s in 20 ms packets: 80 bytes of payload under a 12-byte header and 8 of extensions.
     static let audioPacket = 100
     static let audioInterval: Duration = .milliseconds(20)
-    /// `PeerConnection.audioShare` and `videoPayloadShare`: what the encoder gets of the target.
-    static let audioShare = 48_000
-    static let videoPayloadShare = 0.95
+    /// What the encoder gets of the target, as a connection's send controller gives it.
+    static let audioShare = SendController.audioShare
+    static let videoPayloadShare = SendController.videoPayloadShare
 
     init(capacity: Int, seed: UInt64) {
         link = EmulatedLink(LinkConditions(delay: Self.oneWay, bitsPerSecond: capacity, maxQueueDelay: .milliseconds(300)),
