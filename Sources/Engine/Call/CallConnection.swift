@@ -38,9 +38,12 @@ final class CallConnection {
 
     var isConnected: Bool { connection?.state == .connected }
 
-    func summary(now: TransportTime) -> ConnectionSummary {
-        ConnectionSummary(role: connection?.role, createdAt: createdAt, timeline: timeline, timeToConnected: timeToConnected,
-                          localCandidates: signalledCandidates,
-                          transport: connection?.stats(now: now) ?? PeerConnection.Stats(state: .new, iceState: "new"))
+    /// The core's part of the participant's snapshot: how it connected and its transport and RTP figures (the
+    /// decoders fill in what they saw).
+    func summary(now: TransportTime) -> PeerSnapshot {
+        PeerSnapshot(role: connection?.role, createdAt: createdAt, timeline: timeline, timeToConnected: timeToConnected,
+                     localCandidates: signalledCandidates,
+                     transport: connection?.stats(now: now) ?? PeerConnection.Stats(state: .new, iceState: "new"),
+                     video: ReceivedVideoSnapshot(), audio: ReceivedAudioSnapshot())
     }
 }

@@ -43,8 +43,8 @@ public final class CallCore {
     public var openConnections: Int { connections.count }
 
     /// What the core knows of each open connection, for snapshots and reports.
-    public func summaries(now: TransportTime) -> [RemotePeerID: ConnectionSummary] {
-        var result: [RemotePeerID: ConnectionSummary] = [:]
+    public func summaries(now: TransportTime) -> [RemotePeerID: PeerSnapshot] {
+        var result: [RemotePeerID: PeerSnapshot] = [:]
         for c in connections.values { result[c.peer] = c.summary(now: now) }
         return result
     }

@@ -76,7 +76,8 @@ extension CallCore {
         case event(CallEvent)
         /// A participant's connection opened (a decoder is wanted) or closed (its summary is final).
         case participantOpened(RemotePeerID)
-        case participantClosed(RemotePeerID, ConnectionSummary)
+        /// The summary is the core's part of the participant's snapshot (the decoders' figures are the driver's).
+        case participantClosed(RemotePeerID, PeerSnapshot)
         /// Work for a participant's decoders (one per section `mid`), off the network thread.
         case decodeVideo(RemotePeerID, mid: String, ReceivedVideoFrame)
         case decodeAudio(RemotePeerID, mid: String, AudioJitterBuffer.Pull)
@@ -95,17 +96,4 @@ extension CallCore {
         /// Feed `.timeout` no later than this.
         public var deadline: TransportTime?
     }
-}
-
-/// What the core knows of one connection: its signaling role, how it connected, its transport and RTP figures.
-/// The decoders' figures are the driver's (`PeerSnapshot` joins both).
-public struct ConnectionSummary: Sendable, Equatable {
-    public var role: SignalingRole?
-    /// Seconds on the call's clock.
-    public var createdAt: Double
-    public var timeline: [StateChange]
-    public var timeToConnected: Double?
-    /// Every local candidate signalled, as `candidate:...` text.
-    public var localCandidates: [String]
-    public var transport: PeerConnection.Stats
 }

@@ -5,7 +5,7 @@ import EngineMedia
 /// `CallLimits.closedPeerSummaries`, so join/leave churn returns to the baseline memory.
 struct CallPublication: Sendable {
     var you: RemotePeerID?
-    var open: [RemotePeerID: ConnectionSummary] = [:]
+    var open: [RemotePeerID: PeerSnapshot] = [:]
     var closed: [RemotePeerID: PeerSnapshot] = [:]
     /// Oldest first.
     var closedOrder: [RemotePeerID] = []
@@ -13,8 +13,8 @@ struct CallPublication: Sendable {
     /// A participant left: its last snapshot stays, with the level and dominant frequency of its last audio measured
     /// once now instead of its samples (the report of a peer that left still says what it sounded like, without
     /// keeping half a second of audio per summary).
-    mutating func close(_ id: RemotePeerID, _ summary: ConnectionSummary, decoded: DecodeWorker.Results) {
-        var snapshot = PeerSnapshot(summary, decoded)
+    mutating func close(_ id: RemotePeerID, _ summary: PeerSnapshot, decoded: DecodeWorker.Results) {
+        var snapshot = summary.with(decoded)
         if !decoded.recentSamples.isEmpty {
             snapshot.audio.level = AudioAnalysis.rmsLevel(decoded.recentSamples)
             snapshot.audio.dominantFrequency = AudioAnalysis.dominantFrequency(decoded.recentSamples)
@@ -33,7 +33,7 @@ struct CallPublication: Sendable {
         var peers = closed
         for (id, summary) in open {
             guard let decoded = decoders[id]?.latest else { continue }
-            var s = PeerSnapshot(summary, decoded)
+            var s = summary.with(decoded)
             let samples = decoded.recentSamples
             if analyseAudio || levelsOnly, !samples.isEmpty {
                 s.audio.level = AudioAnalysis.rmsLevel(analyseAudio ? samples : Array(samples.suffix(4800)))
@@ -46,9 +46,10 @@ struct CallPublication: Sendable {
 }
 
 extension PeerSnapshot {
-    init(_ summary: ConnectionSummary, _ decoded: DecodeWorker.Results) {
-        self.init(role: summary.role, createdAt: summary.createdAt, timeline: summary.timeline,
-                  timeToConnected: summary.timeToConnected, localCandidates: summary.localCandidates,
-                  transport: summary.transport, video: decoded.video, audio: decoded.audio, videoStreams: decoded.videoStreams)
+    /// The core's summary with what the participant's decoders saw.
+    func with(_ decoded: DecodeWorker.Results) -> PeerSnapshot {
+        var s = self
+        (s.video, s.audio, s.videoStreams) = (decoded.video, decoded.audio, decoded.videoStreams)
+        return s
     }
 }
