@@ -36,7 +36,7 @@ struct CallScreenFeed {
             case .signalingLost(_, nil):
                 update.notice = "signaling lost"
             case .joined(let you, _, _, _) where now > 1:
-                update.notice = "rejoined as \(ParticipantID(you.rawValue).short)"
+                update.notice = "rejoined as \(CallRoomEvents.participant(you).short)"
             case .serverError(let text): update.notice = "server: \(text)"
             default: break
             }

@@ -3,20 +3,6 @@ import Foundation
 import Signaling
 import Synchronization
 
-/// What the signaling side tells the screen; the call's own state (connections, frames, levels) comes from its
-/// snapshots instead.
-enum SessionEvent: Sendable, Equatable {
-    /// `_peers`, the first time or again after a reconnect (with a new `you`).
-    case joined(you: SocketID, peers: [SocketID], names: [SocketID: String], media: [SocketID: SkyRTCMediaState] = [:])
-    /// `_media_state`: a member's microphone and camera as it announced them (our extension).
-    case peerMedia(SocketID, SkyRTCMediaState)
-    case peerJoined(SocketID, name: String?)
-    case peerLeft(SocketID)
-    /// The signaling connection dropped; the next attempt is `retryIn` seconds away (nil: no reconnecting).
-    case signalingLost(reason: String, retryIn: Double?)
-    case serverError(String)
-}
-
 /// One participant's presence in a SkyRTC room: the signaling connection, the mesh `Call`, and the traffic between
 /// them. `bot`, `join` and the demo's synthetic participants all run this, so they behave the same.
 ///
@@ -103,7 +89,7 @@ final class RoomSession: Sendable {
             link.replace(with: client)
             log("joined \(roomShown) as \(peers.you.rawValue) with \(peers.connections.count) peer(s) there")
             call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
-            post(.joined(you: peers.you, peers: peers.connections, names: peers.names, media: peers.media))
+            post(SkyRTCCallTranslation.joined(peers))
             for message in earlier { dispatch(message) }
             return peers
         } catch {
@@ -118,15 +104,8 @@ final class RoomSession: Sendable {
             return
         }
         if let signal = SkyRTCCallTranslation.signal(for: message) { call.handle(signal) }
-        switch message {
-        case .newPeer(let id, let name): post(.peerJoined(id, name: name))
-        case .removePeer(let id): post(.peerLeft(id))
-        case .mediaState(let id, let state): post(.peerMedia(id, state))
-        case .error(let e):
-            log("server error \(e.code.rawValue): \(e.message)")
-            post(.serverError("\(e.code.rawValue): \(e.message)"))
-        default: break
-        }
+        if case .error(let e) = message { log("server error \(e.code.rawValue): \(e.message)") }
+        if let event = SkyRTCCallTranslation.sessionEvent(for: message) { post(event) }
     }
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
