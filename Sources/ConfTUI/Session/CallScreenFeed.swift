@@ -19,7 +19,7 @@ struct CallScreenFeed {
         self.snapshot = snapshot
     }
 
-    init(session: RoomSession) {
+    init(session: any RoomSession) {
         let call = session.call
         self.init(takeSessionEvents: { session.takeEvents() }, takeCallEvents: { call.events.take() },
                   snapshot: { call.snapshot(analyseAudio: false, levelsOnly: true) })
