@@ -2,7 +2,6 @@ import Testing
 @testable import ConfTUI
 @testable import Engine
 import RoomModel
-import Signaling
 
 /// `CallRoomEvents`: what the screen learns from signaling events, call events and the call's snapshots.
 private func peer(_ state: PeerConnectionState, frames: Int = 0, width: Int = 320, height: Int = 240,
@@ -33,11 +32,11 @@ private let a = ParticipantID("a")
 
 @Test func joinedCarriesTheNamesAndNewPeersTheirName() {
     var t = CallRoomEvents()
-    #expect(t.events(from: .joined(you: SocketID("me"), peers: [SocketID("a"), SocketID("b")], names: [SocketID("a"): "Ada"]))
+    #expect(t.events(from: .joined(you: RemotePeerID("me"), peers: [RemotePeerID("a"), RemotePeerID("b")], names: [RemotePeerID("a"): "Ada"]))
             == [.joined(you: ParticipantID("me"), peers: [a, ParticipantID("b")]), .nameChanged(a, "Ada")])
-    #expect(t.events(from: .peerJoined(SocketID("c"), name: "Cyd")) == [.peerJoined(ParticipantID("c")), .nameChanged(ParticipantID("c"), "Cyd")])
-    #expect(t.events(from: .peerJoined(SocketID("d"), name: nil)) == [.peerJoined(ParticipantID("d"))])
-    #expect(t.events(from: .peerLeft(SocketID("c"))) == [.peerLeft(ParticipantID("c"))])
+    #expect(t.events(from: .peerJoined(RemotePeerID("c"), name: "Cyd")) == [.peerJoined(ParticipantID("c")), .nameChanged(ParticipantID("c"), "Cyd")])
+    #expect(t.events(from: .peerJoined(RemotePeerID("d"), name: nil)) == [.peerJoined(ParticipantID("d"))])
+    #expect(t.events(from: .peerLeft(RemotePeerID("c"))) == [.peerLeft(ParticipantID("c"))])
 }
 
 @Test func everyStateIsReportedInOrderAndClosedNeverShows() {
@@ -104,10 +103,13 @@ private let a = ParticipantID("a")
 @Test func announcedMediaStatesBecomeRemoteMediaChangesOneToOne() {
     var t = CallRoomEvents()
     let a = ParticipantID("a")
-    let off = SkyRTCMediaState(audioMuted: true, videoOn: false)
-    #expect(t.events(from: .peerMedia(SocketID("a"), off)) == [.remoteMediaChanged(a, audioMuted: true, videoOn: false)])
+    let off = RemoteMediaState(audioMuted: true, videoOn: false)
+    #expect(t.events(from: .peerMedia(RemotePeerID("a"), off)) == [.remoteMediaChanged(a, audioMuted: true, videoOn: false)])
+    // A protocol that announces only one of the two leaves the other as the screen knew it.
+    #expect(t.events(from: .peerMedia(RemotePeerID("a"), RemoteMediaState(audioMuted: false)))
+            == [.remoteMediaChanged(a, audioMuted: false, videoOn: nil)])
     // `_peers.media` of members in the room; an entry for an id that is not a member is not a participant.
-    let joined = t.events(from: .joined(you: SocketID("me"), peers: [SocketID("a")], names: [:],
-                                        media: [SocketID("a"): off, SocketID("stranger"): off]))
+    let joined = t.events(from: .joined(you: RemotePeerID("me"), peers: [RemotePeerID("a")], names: [:],
+                                        media: [RemotePeerID("a"): off, RemotePeerID("stranger"): off]))
     #expect(joined == [.joined(you: ParticipantID("me"), peers: [a]), .remoteMediaChanged(a, audioMuted: true, videoOn: false)])
 }

@@ -26,6 +26,34 @@ import Signaling
     #expect(SkyRTCCallTranslation.signal(for: try decode(#"{"eventName":"custom","data":{}}"#)) == nil)
 }
 
+/// What the screen and the bot hear of a SkyRTC room, in the session's neutral terms.
+@Test func incomingMessagesBecomeNeutralSessionEvents() throws {
+    func decode(_ text: String) throws -> SkyRTCServerMessage { try SkyRTCServerMessage.decode(Array(text.utf8)) }
+    func event(_ text: String) throws -> SessionEvent? { SkyRTCCallTranslation.sessionEvent(for: try decode(text)) }
+    #expect(try event(#"{"eventName":"_new_peer","data":{"socketId":"b","name":"Bob"}}"#) == .peerJoined(RemotePeerID("b"), name: "Bob"))
+    #expect(try event(#"{"eventName":"_new_peer","data":{"socketId":"b"}}"#) == .peerJoined(RemotePeerID("b"), name: nil))
+    #expect(try event(#"{"eventName":"_remove_peer","data":{"socketId":"b"}}"#) == .peerLeft(RemotePeerID("b")))
+    #expect(try event(#"{"eventName":"_media_state","data":{"socketId":"b","audioMuted":true,"videoOn":false}}"#)
+            == .peerMedia(RemotePeerID("b"), RemoteMediaState(audioMuted: true, videoOn: false)))
+    #expect(try event(#"{"eventName":"_error","data":{"code":"room_full","message":"room is full"}}"#) == .serverError("room_full: room is full"))
+    // What only the call acts on, custom events, and `_peers` outside a join say nothing to the screen.
+    #expect(try event(#"{"eventName":"_offer","data":{"sdp":{"type":"offer","sdp":"v=0"},"socketId":"a"}}"#) == nil)
+    #expect(try event(#"{"eventName":"_ice_candidate","data":{"label":1,"candidate":"candidate:x","socketId":"a"}}"#) == nil)
+    #expect(try event(#"{"eventName":"custom","data":{}}"#) == nil)
+    #expect(try event(#"{"eventName":"_peers","data":{"connections":["a"],"you":"me"}}"#) == nil)
+}
+
+@Test func theJoinsPeersBecomeTheJoinedEvent() throws {
+    let text = #"{"eventName":"_peers","data":{"connections":["a","b"],"you":"me","names":{"a":"Ada"},"media":{"b":{"audioMuted":false,"videoOn":true}}}}"#
+    guard case .peers(let peers) = try SkyRTCServerMessage.decode(Array(text.utf8)) else {
+        Issue.record("not _peers")
+        return
+    }
+    #expect(SkyRTCCallTranslation.joined(peers) == .joined(
+        you: RemotePeerID("me"), peers: [RemotePeerID("a"), RemotePeerID("b")], names: [RemotePeerID("a"): "Ada"],
+        media: [RemotePeerID("b"): RemoteMediaState(audioMuted: false, videoOn: true)]))
+}
+
 @Test func theStatusBarShowsHostAndPortOfTheServer() {
     #expect(hostPart(of: "ws://127.0.0.1:3000/") == "127.0.0.1:3000")
     #expect(hostPart(of: "wss://example.org:443/rooms/x") == "example.org:443")

@@ -36,6 +36,18 @@ import Testing
         }
     }
 
+    @Test func aSubprotocolTheServerDoesNotSpeakGetsNoHeaderBack() {
+        // §4.2.2: a server that agrees to none of the client's subprotocols "MUST NOT send back a
+        // |Sec-WebSocket-Protocol| header field in its response".
+        let asking = Self.upgradeRequest.replacingOccurrences(of: "Sec-WebSocket-Version: 13\r\n",
+                                                              with: "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: janus-protocol, chat\r\n")
+        guard case .upgrade(let response) = HTTPRouter.route(Self.head(asking), page: "") else {
+            Issue.record("not an upgrade")
+            return
+        }
+        #expect(!response.headers.contains { $0.0.lowercased() == "sec-websocket-protocol" })
+    }
+
     static func status(_ request: String) -> Int? {
         switch HTTPRouter.route(head(request), page: "<html>page</html>") {
         case .upgrade(let r): return r.status

@@ -40,7 +40,7 @@ let botCommand = Command(
         let log = try SharedOptions.log(args, otherwise: .standardError)
         // Log lines carry what the network said (ids, server errors, close reasons) and usually go to a terminal.
         options.log = { log.write("bot \(name): " + SafeText.stripped($0)) }
-        let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("bot \(name): " + SafeText.stripped($0)) })
+        let session = try RoomSessions.open(settings, callOptions: options, log: { log.write("bot \(name): " + SafeText.stripped($0)) })
         session.call.media.setMuted(args.has("muted"))
         session.call.media.setVideoEnabled(!args.has("no-video"))
         return try BotRun(session: session, name: name, log: log).run(duration: duration, reportPath: args.value("report"))
@@ -48,7 +48,7 @@ let botCommand = Command(
 
 /// One bot run: the session, the stop signals, the report.
 struct BotRun {
-    let session: RoomSession
+    let session: any RoomSession
     let name: String
     let log: SignalingLog
     let startedAt = MediaPipeline.wallClock()
@@ -61,8 +61,8 @@ struct BotRun {
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
-        let peers = try session.start()
-        let line = "conftui bot: joined \(session.roomShown) as \(SafeText.stripped(peers.you.rawValue))\n"
+        let you = try session.start()
+        let line = "conftui bot: joined \(session.roomShown) as \(SafeText.stripped(you.rawValue))\n"
         _ = line.withCString { write(1, $0, strlen($0)) }
 
         let deadline = duration > 0 ? MediaPipeline.wallClock() + duration : Double.infinity

@@ -112,8 +112,8 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     options.media.audioInput = .device(name: "default", fallbackToneHz: 0)
     options.playback = .device("default")
     options.log = { log.write("demo you: " + $0) }
-    let session = try RoomSession(settings: .init(url: server.webSocketURL, room: roomName, name: name), callOptions: options,
-                                  log: { log.write("demo you: " + $0) })
+    let session = try RoomSessions.open(.init(url: server.webSocketURL, room: roomName, name: name), callOptions: options,
+                                       log: { log.write("demo you: " + $0) })
     try session.start()
     let line = "conftui demo: room '\(roomName)' with \(count) synthetic participant(s); a browser on this machine can join at \(pageURL)\n"
     _ = line.withCString { write(1, $0, strlen($0)) }

@@ -45,7 +45,7 @@ let joinCommand = Command(
         }
         let log = try SharedOptions.log(args, otherwise: .discard)
         options.log = { log.write("join: " + $0) }
-        let session = try RoomSession(settings: settings, callOptions: options, log: { log.write("join: " + $0) })
+        let session = try RoomSessions.open(settings, callOptions: options, log: { log.write("join: " + $0) })
         session.call.media.setMuted(args.has("muted"))
         session.call.media.setVideoEnabled(!args.has("no-video"))
         // Connect before the screen starts: a wrong URL or an absent server is a plain error message, not a flash

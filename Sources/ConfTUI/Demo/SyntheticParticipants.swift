@@ -8,13 +8,13 @@ import Synchronization
 final class SyntheticParticipants: Sendable {
     static let names = ["Ada", "Grace", "Linus", "Radia", "Ken", "Barbara", "Dennis", "Margaret", "Edsger", "Frances", "Alan"]
     static let turnSeconds = 3.0
-    let sessions: [RoomSession]
+    let sessions: [any RoomSession]
     private let running = Atomic<Bool>(false)
     private let finished = Mutex<Bool>(true)
 
     /// Joins `count` participants to `room` on `url`, one after another (join order = grid order).
     init(count: Int, url: String, room: String, hostCandidates: Call.HostCandidates, log: @escaping @Sendable (String) -> Void) throws {
-        var sessions: [RoomSession] = []
+        var sessions: [any RoomSession] = []
         for k in 0..<count {
             let name = Self.names[k % Self.names.count]
             var options = Call.Options()
@@ -24,8 +24,8 @@ final class SyntheticParticipants: Sendable {
             // A chord of distinct tones (330, 440, 550, ... Hz): each speaker is recognisable.
             options.media.toneHz = 330 + 110 * Double(k)
             options.log = { log("\(name): " + $0) }
-            let session = try RoomSession(settings: .init(url: url, room: room, name: name), callOptions: options,
-                                          log: { log("\(name): " + $0) })
+            let session = try RoomSessions.open(.init(url: url, room: room, name: name), callOptions: options,
+                                               log: { log("\(name): " + $0) })
             do {
                 try session.start()
             } catch {

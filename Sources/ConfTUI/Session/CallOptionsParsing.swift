@@ -73,12 +73,12 @@ enum CallOptionsParsing {
         return options
     }
 
-    static func settings(_ args: ParsedArguments, name: String?) throws -> RoomSession.Settings {
+    static func settings(_ args: ParsedArguments, name: String?) throws -> RoomSessionSettings {
         guard args.positional.count == 1 else { throw UsageError("expected exactly one <ws-url>, e.g. ws://127.0.0.1:3000/") }
         let url = args.positional[0]
         guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
             throw UsageError("'\(url)' is not a WebSocket URL (ws://HOST:PORT/ or wss://HOST:PORT/)")
         }
-        return RoomSession.Settings(url: url, room: args.value("room") ?? "", name: name, reconnect: !args.has("no-reconnect"))
+        return RoomSessionSettings(url: url, room: args.value("room") ?? "", name: name, reconnect: !args.has("no-reconnect"))
     }
 }

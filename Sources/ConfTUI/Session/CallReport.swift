@@ -26,7 +26,7 @@ struct CallReport: Encodable {
         var callEvents: Int
     }
 
-    init(session: RoomSession, name: String, startedAt: Double, endReason: String) {
+    init(session: any RoomSession, name: String, startedAt: Double, endReason: String) {
         let s = session.call.snapshot()
         self.name = name
         room = session.roomShown

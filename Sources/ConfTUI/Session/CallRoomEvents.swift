@@ -1,6 +1,5 @@
 import Engine
 import RoomModel
-import Signaling
 
 /// Turns what the session and the call report into the Room model's events: signaling events and call events one
 /// to one as they come (connection states with nothing lost between two screen updates, first picture and size,
@@ -14,15 +13,14 @@ struct CallRoomEvents {
     /// The own encoder's counters at the last stats update: what you send is a rate over them.
     private var sendBase: (at: Double, frames: Int, bytes: UInt64)?
 
-    static func participant(_ s: SocketID) -> ParticipantID { ParticipantID(s.rawValue) }
     static func participant(_ p: RemotePeerID) -> ParticipantID { ParticipantID(p.rawValue) }
 
     mutating func events(from event: SessionEvent) -> [RoomEvent] {
         switch event {
         case .joined(let you, let peers, let names, let media):
             var out: [RoomEvent] = [.joined(you: Self.participant(you), peers: peers.map(Self.participant))]
-            for (id, name) in names.sorted(by: { $0.key.rawValue < $1.key.rawValue }) { out.append(.nameChanged(Self.participant(id), name)) }
-            for (id, state) in media.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where peers.contains(id) {
+            for (id, name) in names.sorted(by: { $0.key < $1.key }) { out.append(.nameChanged(Self.participant(id), name)) }
+            for (id, state) in media.sorted(by: { $0.key < $1.key }) where peers.contains(id) {
                 out.append(Self.mediaChanged(id, state))
             }
             return out
@@ -56,7 +54,7 @@ struct CallRoomEvents {
     }
 
     /// A remote participant's own word on its microphone and camera (never guessed from a gap in its frames).
-    static func mediaChanged(_ id: SocketID, _ state: SkyRTCMediaState) -> RoomEvent {
+    static func mediaChanged(_ id: RemotePeerID, _ state: RemoteMediaState) -> RoomEvent {
         .remoteMediaChanged(participant(id), audioMuted: state.audioMuted, videoOn: state.videoOn)
     }
 
@@ -98,9 +96,8 @@ struct CallRoomEvents {
     }
 
     /// Forgets a peer that left, so a rejoin under the same id (the original server can do that) starts afresh.
-    mutating func forget(_ id: SocketID) {
-        let p = RemotePeerID(id.rawValue)
-        known.remove(p)
-        statsBase[p] = nil
+    mutating func forget(_ id: RemotePeerID) {
+        known.remove(id)
+        statsBase[id] = nil
     }
 }

@@ -19,7 +19,7 @@ struct CallScreenFeed {
         self.snapshot = snapshot
     }
 
-    init(session: RoomSession) {
+    init(session: any RoomSession) {
         let call = session.call
         self.init(takeSessionEvents: { session.takeEvents() }, takeCallEvents: { call.events.take() },
                   snapshot: { call.snapshot(analyseAudio: false, levelsOnly: true) })
@@ -36,7 +36,7 @@ struct CallScreenFeed {
             case .signalingLost(_, nil):
                 update.notice = "signaling lost"
             case .joined(let you, _, _, _) where now > 1:
-                update.notice = "rejoined as \(ParticipantID(you.rawValue).short)"
+                update.notice = "rejoined as \(CallRoomEvents.participant(you).short)"
             case .serverError(let text): update.notice = "server: \(text)"
             default: break
             }

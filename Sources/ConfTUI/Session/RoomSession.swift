@@ -1,210 +1,43 @@
 import Engine
-import Foundation
-import Signaling
-import Synchronization
 
-/// What the signaling side tells the screen; the call's own state (connections, frames, levels) comes from its
-/// snapshots instead.
-enum SessionEvent: Sendable, Equatable {
-    /// `_peers`, the first time or again after a reconnect (with a new `you`).
-    case joined(you: SocketID, peers: [SocketID], names: [SocketID: String], media: [SocketID: SkyRTCMediaState] = [:])
-    /// `_media_state`: a member's microphone and camera as it announced them (our extension).
-    case peerMedia(SocketID, SkyRTCMediaState)
-    case peerJoined(SocketID, name: String?)
-    case peerLeft(SocketID)
-    /// The signaling connection dropped; the next attempt is `retryIn` seconds away (nil: no reconnecting).
-    case signalingLost(reason: String, retryIn: Double?)
-    case serverError(String)
-}
-
-/// One participant's presence in a SkyRTC room: the signaling connection, the mesh `Call`, and the traffic between
-/// them. `bot`, `join` and the demo's synthetic participants all run this, so they behave the same.
+/// One participant's presence in a room, whatever the room's signaling protocol: the signaling connection, the
+/// `Call`, and the traffic between them. `join`'s screen, `bot` and the demo's participants use only this, so a
+/// second protocol is a second conformer (chosen in `RoomSessions.open`) and none of them changes.
 ///
-/// Reconnecting (issue #8): when the signaling connection drops, every peer connection is closed at once (the
-/// server has already told the others `_remove_peer` for our old socketId, so they close theirs), then the session
-/// reconnects with exponential backoff (0.5 s doubling to 10 s, ±20 % jitter so a restarted server is not hit by
-/// every client at the same instant) and joins again. The new `_peers` makes us the newcomer, so we offer to everyone
-/// afresh; nobody is left holding a connection to an id that no longer exists (no ghosts).
-final class RoomSession: Sendable {
-    struct Settings: Sendable {
-        var url: String
-        var room: String
-        var name: String?
-        var reconnect = true
-        /// How long the first connect-and-join may take before the command fails.
-        var joinTimeout = 5.0
-    }
-
-    let call: Call
-    let settings: Settings
-    private let link: SignalingLink
-    private let events = Mutex<[SessionEvent]>([])
-    private let stopping = Atomic<Bool>(false)
-    private let readerFinished = Mutex<Bool>(true)
-    private let ended = Mutex<String?>(nil)
-    private let log: @Sendable (String) -> Void
-
-    init(settings: Settings, callOptions: Call.Options, log: @escaping @Sendable (String) -> Void) throws {
-        let link = SignalingLink(log: log)
-        self.link = link
-        self.settings = settings
-        self.log = log
-        call = try Call(options: callOptions, onSignal: { link.send(SkyRTCCallTranslation.message(for: $0)) },
-                        onMediaAnnouncement: { link.send(SkyRTCCallTranslation.announcement(of: $0)) })
-    }
-
-    /// The room name as the server files it (the original's `data.room || "__default"`).
-    var roomShown: String { settings.room.isEmpty ? "__default" : settings.room }
-
-    /// Starts the call, connects and joins. The first attempt's failure is thrown (a wrong URL or a server that is
-    /// not there should fail the command at once, not spin in the background).
-    @discardableResult
-    func start() throws -> SkyRTCPeers {
-        call.start()
-        let peers: SkyRTCPeers
-        do {
-            peers = try connectAndJoin()
-        } catch {
-            call.stop()
-            throw error
-        }
-        readerFinished.withLock { $0 = false }
-        let reader = Thread { [self] in
-            readLoop()
-            readerFinished.withLock { $0 = true }
-        }
-        reader.name = "room-signaling"
-        reader.start()
-        return peers
-    }
-
-    /// Leaves: closes every peer connection (each peer gets a DTLS close_notify, RFC 5246 §7.2.1, so it knows at
-    /// once), then the signaling socket (the server tells the others `_remove_peer`).
-    func leave() {
-        stopping.store(true, ordering: .releasing)
-        call.stop()
-        link.close()
-        for _ in 0..<100 where !readerFinished.withLock({ $0 }) { usleep(10_000) }
-    }
-
+/// What every driver owes them: `start` connects and joins (the first failure thrown, so a wrong URL fails the
+/// command at once); signaling events are queued for `takeEvents` in `SessionEvent`'s neutral terms; a dropped
+/// connection closes every peer connection (`Call.signalingLost`) and, when `settings.reconnect`, is retried with
+/// `ReconnectBackoff` and joined again; otherwise `endReason` says why the session ended; `leave` closes the peer
+/// connections, then the signaling.
+protocol RoomSession: AnyObject, Sendable {
+    var call: Call { get }
+    var settings: RoomSessionSettings { get }
+    /// The room's name as the server files it (shown on the screen and in reports).
+    var roomShown: String { get }
+    /// Starts the call, connects and joins; returns our own id in the room.
+    @discardableResult func start() throws -> RemotePeerID
+    /// Leaves the room: every peer connection closed, then the signaling connection.
+    func leave()
     /// Signaling events since the last call.
-    func takeEvents() -> [SessionEvent] { events.withLock { q in defer { q = [] }; return q } }
-
+    func takeEvents() -> [SessionEvent]
     /// Set when the session gave up (reconnecting off and the connection dropped): the reason.
-    var endReason: String? { ended.withLock { $0 } }
-
-    private func post(_ event: SessionEvent) { events.withLock { $0.append(event) } }
-
-    private func connectAndJoin() throws -> SkyRTCPeers {
-        let client = try SkyRTCClient(url: settings.url)
-        do {
-            let (peers, earlier) = try client.join(room: settings.room, name: settings.name)
-            if let why = SkyRTCCallTranslation.refusal(of: .peers(peers)) { throw SignalingError.badMessage(.badField, "_peers: \(why)") }
-            link.replace(with: client)
-            log("joined \(roomShown) as \(peers.you.rawValue) with \(peers.connections.count) peer(s) there")
-            call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
-            post(.joined(you: peers.you, peers: peers.connections, names: peers.names, media: peers.media))
-            for message in earlier { dispatch(message) }
-            return peers
-        } catch {
-            client.close()
-            throw error
-        }
-    }
-
-    private func dispatch(_ message: SkyRTCServerMessage) {
-        if let why = SkyRTCCallTranslation.refusal(of: message) {
-            log("dropping \(message.eventName): \(why)")
-            return
-        }
-        if let signal = SkyRTCCallTranslation.signal(for: message) { call.handle(signal) }
-        switch message {
-        case .newPeer(let id, let name): post(.peerJoined(id, name: name))
-        case .removePeer(let id): post(.peerLeft(id))
-        case .mediaState(let id, let state): post(.peerMedia(id, state))
-        case .error(let e):
-            log("server error \(e.code.rawValue): \(e.message)")
-            post(.serverError("\(e.code.rawValue): \(e.message)"))
-        default: break
-        }
-    }
-
-    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
-
-    private func readLoop() {
-        // Seeded from the wall clock so that clients restarted together still jitter apart.
-        var backoff = ReconnectBackoff(random: SplitMixRandom(seed: UInt64(truncatingIfNeeded: Int64(MediaPipeline.wallClock() * 1e6))))
-        while !isStopping {
-            guard let client = link.current else { return }
-            do {
-                dispatch(try client.next(timeout: 0.25))
-                continue
-            } catch SignalingError.timeout {
-                continue
-            } catch {
-                if isStopping { return }
-                let reason = "\(error)"
-                log("signaling lost: \(reason)")
-                link.drop(client)
-                // Our old socketId is gone from the room; the room policy decides what that ends.
-                call.signalingLost()
-                guard settings.reconnect else {
-                    ended.withLock { $0 = "signaling closed" }
-                    post(.signalingLost(reason: reason, retryIn: nil))
-                    return
-                }
-                var failedAt = MonotonicInstant.now
-                while !isStopping {
-                    backoff.failed(now: failedAt)
-                    let wait = backoff.lastWaitSeconds
-                    post(.signalingLost(reason: reason, retryIn: wait))
-                    log(String(format: "reconnecting in %.1f s", wait))
-                    while !isStopping && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
-                    if isStopping { return }
-                    do {
-                        _ = try connectAndJoin()
-                        backoff.joined()
-                        break
-                    } catch {
-                        log("reconnect failed: \(error)")
-                        failedAt = MonotonicInstant.now
-                    }
-                }
-            }
-        }
-    }
+    var endReason: String? { get }
 }
 
-/// The current signaling connection, shared by the reader thread (which replaces it on reconnect) and the call's
-/// event thread (which sends through it). Messages the call sends while no connection is up are dropped and logged:
-/// they belong to peer connections that the reconnect closes anyway. A send only queues (`WebSocketClient`), so a
-/// server that stops reading never holds up the event thread; when the queue is full the connection is failed, and
-/// the reader thread handles it as lost.
-final class SignalingLink: Sendable {
-    private let client = Mutex<SkyRTCClient?>(nil)
-    private let log: @Sendable (String) -> Void
+/// Where and as whom a session joins; the same for every protocol.
+struct RoomSessionSettings: Sendable {
+    var url: String
+    var room: String
+    var name: String?
+    var reconnect = true
+    /// How long the first connect-and-join may take before the command fails.
+    var joinTimeout = 5.0
+}
 
-    init(log: @escaping @Sendable (String) -> Void) { self.log = log }
-
-    var current: SkyRTCClient? { client.withLock { $0 } }
-
-    func replace(with new: SkyRTCClient) { client.withLock { $0 = new } }
-
-    func drop(_ old: SkyRTCClient) {
-        client.withLock { if $0 === old { $0 = nil } }
-        old.close()
-    }
-
-    func close() {
-        let old = client.withLock { c in defer { c = nil }; return c }
-        old?.close()
-    }
-
-    func send(_ message: SkyRTCClientMessage) {
-        guard let c = current else {
-            log("signaling down, dropped \(message.eventName)")
-            return
-        }
-        do { try c.send(message) } catch { log("signaling send failed: \(error)") }
+/// The one place that picks a session driver, so the commands never name a protocol.
+enum RoomSessions {
+    static func open(_ settings: RoomSessionSettings, callOptions: Call.Options,
+                     log: @escaping @Sendable (String) -> Void) throws -> any RoomSession {
+        try SkyRTCSession(settings: settings, callOptions: callOptions, log: log)
     }
 }

@@ -1,8 +1,9 @@
 import Engine
 import Signaling
 
-/// The one place where SkyRTC's JSON messages meet the call's signals (docs/skyrtc-protocol.md §3). Engine knows nothing
-/// of SkyRTC and Signaling nothing of calls; `bot`, `join` and the demo's synthetic participants all go through here.
+/// The one place where SkyRTC's JSON messages meet the call's signals (docs/skyrtc-protocol.md §3) and the session's
+/// neutral events. Engine knows nothing of SkyRTC and Signaling nothing of calls; `SkyRTCSession`, which `bot`, `join`
+/// and the demo's synthetic participants run, goes through here.
 enum SkyRTCCallTranslation {
     /// Client → server: `label` is sent as an integer (sdpMLineIndex), `id` as a string (sdpMid), as the original
     /// browser and iOS clients do.
@@ -28,6 +29,33 @@ enum SkyRTCCallTranslation {
         case .iceCandidate(let c): return .candidate(from: peer(c.socketId), candidate: c.candidate, mid: c.id, mLineIndex: c.label)
         case .error, .mediaState, .other: return nil
         }
+    }
+
+    /// Server → session: what the screen and the bot hear of the room; nil for what only the call acts on (offers,
+    /// answers, candidates) and for custom events. `_peers` is nil too: it is the join's reply, which the session
+    /// reads in `SkyRTCClient.join` and translates with `joined(_:)`.
+    static func sessionEvent(for message: SkyRTCServerMessage) -> SessionEvent? {
+        switch message {
+        case .newPeer(let id, let name): return .peerJoined(peer(id), name: name)
+        case .removePeer(let id): return .peerLeft(peer(id))
+        case .mediaState(let id, let state): return .peerMedia(peer(id), media(state))
+        case .error(let e): return .serverError("\(e.code.rawValue): \(e.message)")
+        case .peers, .offer, .answer, .iceCandidate, .other: return nil
+        }
+    }
+
+    /// `_peers` as the session tells it: who we are, who is there, their names and media.
+    static func joined(_ p: SkyRTCPeers) -> SessionEvent {
+        // Distinct socket ids are distinct peer ids (the same text), so no key is lost; keeping the first is a
+        // formality.
+        .joined(you: peer(p.you), peers: p.connections.map(peer),
+                names: Dictionary(p.names.map { (peer($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }),
+                media: Dictionary(p.media.map { (peer($0.key), media($0.value)) }, uniquingKeysWith: { first, _ in first }))
+    }
+
+    /// `__media_state` as announced: SkyRTC always carries both.
+    static func media(_ state: SkyRTCMediaState) -> RemoteMediaState {
+        RemoteMediaState(audioMuted: state.audioMuted, videoOn: state.videoOn)
     }
 
     /// Our microphone and camera state for the room (`__media_state`).

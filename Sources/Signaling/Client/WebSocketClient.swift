@@ -23,6 +23,10 @@ public struct WebSocketClientOptions: Sendable {
     public var pingInterval: Double? = nil
     /// Seconds from our close frame to the server's close before the connection is given up as lost (1006).
     public var closeTimeout = 1.0
+    /// The subprotocols to ask for, most preferred first (`Sec-WebSocket-Protocol`, RFC 6455 §4.1), e.g.
+    /// `["janus-protocol"]`; empty (the default, what SkyRTC expects) sends no header. Each must be an RFC 6455 token,
+    /// checked before connecting. The server's choice is `WebSocketClient.subprotocol`.
+    public var subprotocols: [String] = []
     public init() {}
 }
 
@@ -36,12 +40,17 @@ public struct WebSocketClientOptions: Sendable {
 /// without ws support, docs/toolchain-pitfalls.md §4b).
 public final class WebSocketClient: Sendable {
     public let url: WebSocketURL
+    /// The subprotocol the server chose among `WebSocketClientOptions.subprotocols`; nil when it chose none (a server
+    /// that speaks none of them, conftui's own included, answers without the header).
+    public let subprotocol: String?
     private let session: WebSocketClientSession
 
     /// Connects, performs the opening handshake (§4.1) and starts the I/O thread.
     public init(url text: String, options: WebSocketClientOptions = .init()) throws(SignalingError) {
         let url = try WebSocketURL(text)
         self.url = url
+        // A bad name is the caller's mistake: said before any connection, not sent as a malformed request.
+        try WebSocketSubprotocols.validate(options.subprotocols)
         let deadline = MonotonicClock.now() + options.connectTimeout
         let fd = try Self.connectTCP(host: url.host, port: url.port, deadline: deadline)
         let stream: ByteStream
@@ -58,7 +67,8 @@ public final class WebSocketClient: Sendable {
         }
         let leftover: [UInt8]
         do {
-            leftover = try Self.openingHandshake(stream, url: url, deadline: deadline)
+            (leftover, subprotocol) = try Self.openingHandshake(stream, url: url, subprotocols: options.subprotocols,
+                                                                deadline: deadline)
         } catch {
             stream.close()
             throw error
@@ -126,12 +136,14 @@ public final class WebSocketClient: Sendable {
         return fd
     }
 
-    /// §4.1: send the upgrade request, then read the 101 and check Sec-WebSocket-Accept. Returns any
-    /// bytes that arrived after the response head (the first frames).
-    private static func openingHandshake(_ stream: ByteStream, url: WebSocketURL, deadline: Double) throws(SignalingError) -> [UInt8] {
+    /// §4.1: send the upgrade request, then read the 101 and check Sec-WebSocket-Accept and the subprotocol the
+    /// server chose. Returns any bytes that arrived after the response head (the first frames) and that subprotocol.
+    private static func openingHandshake(_ stream: ByteStream, url: WebSocketURL, subprotocols: [String],
+                                         deadline: Double) throws(SignalingError) -> (leftover: [UInt8], subprotocol: String?) {
         let key = WebSocketAcceptKey.randomKey()
+        let protocolLine = WebSocketSubprotocols.headerValue(subprotocols).map { "Sec-WebSocket-Protocol: \($0)\r\n" } ?? ""
         let request = "GET \(url.resource) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n" + protocolLine + "\r\n"
         try WebSocketClientSession.writeAll(stream, Array(request.utf8))
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -157,16 +169,21 @@ public final class WebSocketClient: Sendable {
             throw .protocolViolation("upgrade refused: \(lines.first ?? "")")
         }
         var accept: String?
+        var protocolAnswers: [String] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            if line[..<colon].lowercased() == "sec-websocket-accept" {
-                accept = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            switch line[..<colon].lowercased() {
+            case "sec-websocket-accept": accept = value
+            case "sec-websocket-protocol": protocolAnswers.append(value)
+            default: break
             }
         }
         guard accept == WebSocketAcceptKey.accept(forKey: key) else {
             throw .protocolViolation("wrong Sec-WebSocket-Accept")
         }
-        return Array(received[end...])
+        let chosen = try WebSocketSubprotocols.chosen(answers: protocolAnswers, asked: subprotocols)
+        return (Array(received[end...]), chosen)
     }
 }
 

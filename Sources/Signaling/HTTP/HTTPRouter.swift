@@ -57,8 +57,11 @@ public enum HTTPRouter {
             return .respond(.text(426, "Upgrade Required", "WebSocket version 13 only\n",
                                   extraHeaders: [("Sec-WebSocket-Version", "13")]), headOnly: false)
         }
-        // No subprotocol and no extension is negotiated (the SkyRTC clients ask for none; offering
-        // permessage-deflate is optional and declining it is allowed, RFC 7692 §5).
+        // No subprotocol and no extension is negotiated. The server speaks SkyRTC's JSON only, so a client that asks
+        // for a subprotocol gets no Sec-WebSocket-Protocol back, and decides itself whether it can go on; §4.2.2: "if
+        // the server does not wish to agree to one of the suggested subprotocols, it MUST NOT send back a
+        // |Sec-WebSocket-Protocol| header field in its response". Offering permessage-deflate is optional and
+        // declining it is allowed, RFC 7692 §5.
         return .upgrade(response: HTTPResponse(status: 101, reason: "Switching Protocols", headers: [
             ("Upgrade", "websocket"),
             ("Connection", "Upgrade"),
