@@ -71,6 +71,7 @@ import EngineTestSupport
         h.run(for: .seconds(1), tick: media)
 
         // Neither the audio nor the first video stopped for it.
+        print("renegotiation: longest video gap \(gaps.longestVideo), longest audio gap \(gaps.longestAudio) at B")
         #expect(h.mediaAtB.video.framesDecoded >= framesBefore + 25)
         #expect(gaps.longestVideo <= .milliseconds(100), "longest video gap \(gaps.longestVideo)")
         #expect(gaps.longestAudio <= .milliseconds(100), "longest audio gap \(gaps.longestAudio)")
