@@ -40,6 +40,7 @@ public struct Room: Sendable, Equatable {
         id == local.id ? local : remotes[id]
     }
 
+    /// The tile `id` names, nil when it is not in the grid (its participant left or its stream ended).
     public func tile(_ id: TileID) -> Tile? {
         guard let p = participant(id.participant) else { return nil }
         guard let streamID = id.stream else { return Tile(participant: p) }
