@@ -16,20 +16,20 @@ public struct CellRect: Sendable, Equatable, Hashable, CustomStringConvertible {
     public var description: String { "\(width)x\(height)+\(x)+\(y)" }
 }
 
-/// One participant's tile: the whole `frame`, the `video` area inside it (aspect kept with
+/// One tile (a participant's main video or a further stream): the whole `frame`, the `video` area inside it (aspect kept with
 /// half-block pixels, letterboxed), and the row its label sits on.
 public struct TileLayout: Sendable, Equatable {
-    public let id: ParticipantID
+    public let id: TileID
     public let frame: CellRect
     public let video: CellRect
     public let labelRow: Int
 }
 
 /// How the room is drawn in a given area: a grid of tiles, three per row, or, when the terminal is
-/// too small for tiles, a compact list (one participant per line; `hidden` did not fit).
+/// too small for tiles, a compact list (one tile per line; `hidden` did not fit).
 public enum GridLayout: Sendable, Equatable {
     case tiles([TileLayout], columns: Int)
-    case list(rows: [(id: ParticipantID, y: Int)], hidden: Int)
+    case list(rows: [(id: TileID, y: Int)], hidden: Int)
 
     public static func == (a: GridLayout, b: GridLayout) -> Bool {
         switch (a, b) {
@@ -40,16 +40,17 @@ public enum GridLayout: Sendable, Equatable {
         }
     }
 
-    /// Tiles per row. The design fixes three: the local tile first, then peers in join order.
+    /// Tiles per row. The design fixes three: the local tile first, then peers in join order (each followed by its
+    /// further streams' tiles).
     public static let perRow = 3
     /// The smallest tile worth drawing: below this the list view is clearer.
     public static let minTileWidth = 12
     public static let minTileHeight = 4   // three rows of video (six pixels) and a label
 
-    /// Lays out `participants` (in grid order: local first, then join order) in `area`.
-    /// `aspect(id)` gives each participant's video width/height in pixels.
-    public static func make(for participants: [ParticipantID], in area: CellRect,
-                            aspect: (ParticipantID) -> Double = { _ in 4.0 / 3.0 }) -> GridLayout {
+    /// Lays out `participants` (tiles in grid order, `Room.gridOrder`) in `area`.
+    /// `aspect(id)` gives each tile's video width/height in pixels.
+    public static func make(for participants: [TileID], in area: CellRect,
+                            aspect: (TileID) -> Double = { _ in 4.0 / 3.0 }) -> GridLayout {
         let n = participants.count
         guard n > 0, !area.isEmpty else { return .list(rows: [], hidden: n) }
         let columns = min(perRow, n)
@@ -94,7 +95,7 @@ public enum GridLayout: Sendable, Equatable {
                         width: width, height: height)
     }
 
-    static func listLayout(_ participants: [ParticipantID], in area: CellRect) -> GridLayout {
+    static func listLayout(_ participants: [TileID], in area: CellRect) -> GridLayout {
         let n = participants.count
         guard area.height > 0 else { return .list(rows: [], hidden: n) }
         // When they do not all fit, the last line says how many are hidden.

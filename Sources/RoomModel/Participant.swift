@@ -49,6 +49,8 @@ public struct Participant: Sendable, Equatable, Identifiable {
     /// Video aspect ratio (width / height in pixels) of the last frame; 4:3 until a frame says otherwise.
     public var videoAspect: Double = 4.0 / 3.0
     public var stats = MediaStats()
+    /// Its further video streams (shared screens) in the call's order, at most `VideoStream.maxExtraPerParticipant`.
+    public var streams: [VideoStream] = []
     /// Join order: smaller is earlier. The local participant is always first in the grid.
     public let joinIndex: Int
 

@@ -25,13 +25,26 @@ public struct Room: Sendable, Equatable {
         local = me
     }
 
-    /// Local participant first, then remotes in join order: the grid order.
-    public var gridOrder: [Participant] {
+    /// Local participant first, then remotes in join order.
+    public var participants: [Participant] {
         [local] + remotes.values.sorted { $0.joinIndex < $1.joinIndex }
+    }
+
+    /// The grid order: each participant's main tile in `participants` order, each followed by a tile per further
+    /// stream (its shared screens) in the call's order.
+    public var gridOrder: [Tile] {
+        participants.flatMap { p in [Tile(participant: p)] + p.streams.map { Tile(participant: p, stream: $0) } }
     }
 
     public func participant(_ id: ParticipantID) -> Participant? {
         id == local.id ? local : remotes[id]
+    }
+
+    /// The tile `id` names, nil when it is not in the grid (its participant left or its stream ended).
+    public func tile(_ id: TileID) -> Tile? {
+        guard let p = participant(id.participant) else { return nil }
+        guard let streamID = id.stream else { return Tile(participant: p) }
+        return p.streams.first { $0.id == streamID }.map { Tile(participant: p, stream: $0) }
     }
 
     @discardableResult
@@ -64,6 +77,18 @@ public struct Room: Sendable, Equatable {
             return update(id) {
                 $0.lastFrameAt = at
                 if width > 0 && height > 0 { $0.videoAspect = Double(width) / Double(height) }
+            }
+        case .streamsChanged(let id, let extra):
+            if id == local.id { return .ignored("further streams for the local participant") }
+            return update(id) { $0.streams = Room.streams(extra, keeping: $0.streams) }
+        case .streamFrameArrived(let id, let stream, let at, let width, let height):
+            guard participant(id)?.streams.contains(where: { $0.id == stream }) == true else {
+                return .ignored("unknown stream of \(id)")
+            }
+            return update(id) { p in
+                guard let i = p.streams.firstIndex(where: { $0.id == stream }) else { return }
+                p.streams[i].lastFrameAt = at
+                if width > 0 && height > 0 { p.streams[i].videoAspect = Double(width) / Double(height) }
             }
         case .audioLevel(let id, let level, let at):
             let clamped = level.isFinite ? min(max(level, 0), 1) : 0
@@ -152,6 +177,19 @@ public struct Room: Sendable, Equatable {
         change(&p)
         remotes[id] = p
         return p == before ? .ignored("no change") : .changed
+    }
+
+    /// The further streams `ids` lists, bounded (see `VideoStream`): ids out of bounds or repeated get no tile, and
+    /// streams still listed keep what they had (their shape and last picture time).
+    static func streams(_ ids: [String], keeping old: [VideoStream]) -> [VideoStream] {
+        var out: [VideoStream] = []
+        for id in ids where out.count < VideoStream.maxExtraPerParticipant {
+            guard VideoStream.idBytes.contains(id.utf8.count), !out.contains(where: { $0.id == id }) else { continue }
+            var s = old.first { $0.id == id } ?? VideoStream(id: id, ordinal: 0)
+            s.ordinal = out.count + 2
+            out.append(s)
+        }
+        return out
     }
 
     /// Display names come from other people's clients: see `SafeText` (at most 32 characters).

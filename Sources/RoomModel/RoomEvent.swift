@@ -11,6 +11,11 @@ public enum RoomEvent: Sendable, Equatable {
     case statsUpdated(ParticipantID, MediaStats)
     /// The participant's video started (first picture) or changed size.
     case frameArrived(ParticipantID, at: Double, width: Int, height: Int)
+    /// The participant's further video streams (shared screens) are now these, by id in the call's order: each gets
+    /// a tile after the participant's main one; an empty list removes them all.
+    case streamsChanged(ParticipantID, extra: [String])
+    /// A further stream's picture started (first picture) or changed size.
+    case streamFrameArrived(ParticipantID, stream: String, at: Double, width: Int, height: Int)
     case audioLevel(ParticipantID, level: Double, at: Double)
     case nameChanged(ParticipantID, String)
     /// A remote announced its mute / video state.

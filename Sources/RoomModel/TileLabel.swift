@@ -1,5 +1,6 @@
 /// The words around a participant's video, laid out in terminal columns (`DisplayWidth`): the label row under a
-/// tile ("◆ Ada · connected · muted") and the name a placeholder shows. Pure, so the screen only places them.
+/// tile ("◆ Ada · connected · muted", or "  Ada · 2 · connected" under her shared screen) and the name a placeholder
+/// shows. Pure, so the screen only places them.
 public enum TileLabel {
     /// The name as shown: "you" for an unnamed local participant, else the cleaned name or the short socketId.
     public static func name(of p: Participant) -> String { p.isLocal ? (p.name ?? "you") : p.displayName }
@@ -20,6 +21,22 @@ public enum TileLabel {
         if !p.isLocal { text += " · \(p.connection.label)" }
         let f = flags(p)
         if !f.isEmpty { text += " · \(f)" }
+        return DisplayWidth.fit(text, columns: columns)
+    }
+
+    /// The name a tile shows: the participant's for its main tile, with the stream's ordinal for a further stream
+    /// ("Zoe · 2"), whose id (a string from the network) is never shown.
+    public static func name(of tile: Tile) -> String {
+        let n = name(of: tile.participant)
+        return tile.stream.map { "\(n) · \($0.ordinal)" } ?? n
+    }
+
+    /// A tile's label row: the participant's for its main tile; for a further stream its name and the connection
+    /// state, without the speaking mark or the flags (the audio and the camera belong to the main tile).
+    public static func text(for tile: Tile, columns: Int) -> String {
+        guard tile.stream != nil else { return text(for: tile.participant, columns: columns) }
+        var text = "  " + name(of: tile)
+        if !tile.participant.isLocal { text += " · \(tile.participant.connection.label)" }
         return DisplayWidth.fit(text, columns: columns)
     }
 }

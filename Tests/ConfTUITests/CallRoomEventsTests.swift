@@ -65,6 +65,19 @@ private let a = ParticipantID("a")
     #expect(stats.first?.rttMs == 12 && stats.first?.frameWidth == 640 && stats.first?.videoCodec == "VP8")
 }
 
+@Test func aPeersFurtherVideoSectionsBecomeItsExtraStreamsAndTheirPicturesArrive() {
+    var t = CallRoomEvents()
+    let id = RemotePeerID("a")
+    // The first section is the main video: only the others are extra tiles.
+    #expect(t.events(from: .videoStreams(id, mids: ["0", "2"]), now: 1) == [.streamsChanged(a, extra: ["2"])])
+    #expect(t.events(from: .videoStreams(id, mids: ["0", "2", "3"]), now: 1) == [.streamsChanged(a, extra: ["2", "3"])])
+    #expect(t.events(from: .streamVideoSize(id, mid: "2", width: 1920, height: 1080), now: 1.5)
+            == [.streamFrameArrived(a, stream: "2", at: 1.5, width: 1920, height: 1080)])
+    // A renegotiation without the screen, or without any video, leaves no extra tile.
+    #expect(t.events(from: .videoStreams(id, mids: ["0"]), now: 2) == [.streamsChanged(a, extra: [])])
+    #expect(t.events(from: .videoStreams(id, mids: []), now: 2) == [.streamsChanged(a, extra: [])])
+}
+
 @Test func theLocalMediaIsWhatThePipelineReports() {
     var t = CallRoomEvents()
     let e = t.events(from: .localMedia(LocalMediaState(audioMuted: true, videoOn: false, source: "bars")), now: 0)

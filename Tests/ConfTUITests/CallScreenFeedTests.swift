@@ -43,6 +43,32 @@ import Signaling
         #expect(seen == [.connecting, .connected, .disconnected, .connected])
     }
 
+    /// A peer starts sharing its screen (a renegotiation adds a video section) and stops again: the room gets a tile
+    /// "Zoe · 2" right after Zoe's, with the section's shape, and loses it.
+    @Test func aSharedScreenComesAndGoesAsATileAfterItsParticipant() {
+        let queue = CallEventQueue()
+        let id = RemotePeerID("z")
+        var feed = CallScreenFeed(takeSessionEvents: { [] }, takeCallEvents: { queue.take() },
+                                  snapshot: { CallSnapshot(you: nil, elapsed: 0, local: Self.idle, peers: [:]) })
+        var room = Room(roomName: "r")
+        room.apply(.joined(you: ParticipantID("me"), peers: [ParticipantID("z"), ParticipantID("b")]))
+        room.apply(.nameChanged(ParticipantID("z"), "Zoe"))
+        func step(_ now: Double) { for event in feed.update(now: now).events { room.apply(event) } }
+        queue.push(.videoStreams(id, mids: ["0"]))
+        queue.push(.videoSize(id, width: 640, height: 480))
+        step(0)
+        #expect(room.gridOrder.map(\.id.description) == ["me", "z", "b"])
+        queue.push(.videoStreams(id, mids: ["0", "3"]))
+        queue.push(.streamVideoSize(id, mid: "3", width: 1600, height: 1000))
+        step(1)
+        #expect(room.gridOrder.map(\.id.description) == ["me", "z", "z/3", "b"])
+        #expect(room.gridOrder.map(TileLabel.name(of:)) == ["you", "Zoe", "Zoe · 2", "b"])
+        #expect(room.tile(TileID(ParticipantID("z"), stream: "3"))?.videoAspect == 1.6)
+        queue.push(.videoStreams(id, mids: ["0"]))
+        step(2)
+        #expect(room.gridOrder.map(\.id.description) == ["me", "z", "b"])
+    }
+
     static let idle = LocalMediaSnapshot(source: "card", toneHz: 0, muted: false, videoEnabled: true, videoBitrateKbps: 300,
                                          videoFramesEncoded: 0, keyframesEncoded: 0, audioFramesEncoded: 0,
                                          audioDTXFrames: 0, audioInputNote: "", inputLevel: 0)

@@ -1,7 +1,7 @@
 import Testing
 @testable import RoomModel
 
-private func ids(_ n: Int) -> [ParticipantID] { (0..<n).map { ParticipantID("p\($0)") } }
+private func ids(_ n: Int) -> [TileID] { (0..<n).map { TileID(ParticipantID("p\($0)")) } }
 
 /// The sizes the design names: clear at 80x24, beautiful at 200x60; one status row at the bottom.
 @Test(arguments: [(80, 24), (120, 40), (200, 60)])
@@ -46,7 +46,7 @@ func tilesNeverOverlapOrLeaveTheScreenAndAreThreePerRow(size: (Int, Int)) {
     #expect(rows.map(\.y) == [0, 1, 2])
     #expect(hidden == 3, "the last line says how many more")
     #expect(GridLayout.make(for: ids(2), in: CellRect(x: 0, y: 0, width: 20, height: 4))
-            == .list(rows: [(ParticipantID("p0"), 0), (ParticipantID("p1"), 1)], hidden: 0))
+            == .list(rows: [(TileID(ParticipantID("p0")), 0), (TileID(ParticipantID("p1")), 1)], hidden: 0))
 }
 
 @Test func anEmptyAreaLaysOutNothing() {
@@ -68,7 +68,7 @@ func tilesNeverOverlapOrLeaveTheScreenAndAreThreePerRow(size: (Int, Int)) {
 
 @Test func perParticipantAspectIsUsed() {
     let area = CellRect(x: 0, y: 0, width: 120, height: 39)
-    guard case .tiles(let tiles, _) = GridLayout.make(for: ids(2), in: area, aspect: { $0.rawValue == "p1" ? 16.0 / 9.0 : 4.0 / 3.0 }) else {
+    guard case .tiles(let tiles, _) = GridLayout.make(for: ids(2), in: area, aspect: { $0.participant.rawValue == "p1" ? 16.0 / 9.0 : 4.0 / 3.0 }) else {
         Issue.record("expected tiles"); return
     }
     #expect(tiles[1].video.height < tiles[0].video.height || tiles[1].video.width > tiles[0].video.width)

@@ -8,7 +8,7 @@ private func pid(_ s: String) -> ParticipantID { ParticipantID(s) }
     var room = Room(roomName: "r1")
     room.apply(.joined(you: pid("me"), peers: [pid("a"), pid("b")]))
     room.apply(.peerJoined(pid("c")))
-    #expect(room.gridOrder.map(\.id.rawValue) == ["me", "a", "b", "c"])
+    #expect(room.participants.map(\.id.rawValue) == ["me", "a", "b", "c"])
     #expect(room.local.connection == .connected)
     #expect(room.remotes[pid("c")]?.connection == .new)
 }
@@ -31,7 +31,7 @@ private func pid(_ s: String) -> ParticipantID { ParticipantID(s) }
     room.apply(.connectionChanged(pid("a"), .connected))
     room.apply(.local(.setMuted(true)))
     room.apply(.joined(you: pid("me2"), peers: [pid("a"), pid("c")]))
-    #expect(room.gridOrder.map(\.id.rawValue) == ["me2", "a", "c"])
+    #expect(room.participants.map(\.id.rawValue) == ["me2", "a", "c"])
     #expect(room.remotes[pid("a")]?.connection == .connected)
     #expect(room.local.audioMuted, "the local media state survives a rejoin")
 }
@@ -146,7 +146,7 @@ func anyEventOrderMatchesTheReferenceModel(seed: UInt64) {
                 room.apply(.local(.setMuted(!room.local.audioMuted)))
             }
         }
-        let order = room.gridOrder
+        let order = room.participants
         #expect(order.first?.isLocal == true)
         #expect(order.first?.id == room.local.id)
         #expect(Array(order.dropFirst().map(\.id)) == reference, "step \(step)")

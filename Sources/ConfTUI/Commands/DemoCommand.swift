@@ -60,8 +60,10 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
         return name
     }
     let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
-                                       clock: { MonotonicClock.now() - start }) { p in
-        guard p.videoOn else { return nil }
+                                       clock: { MonotonicClock.now() - start }) { tile in
+        // The simulated participants share no screens: only main tiles have pictures.
+        let p = tile.participant
+        guard tile.isMain, p.videoOn else { return nil }
         return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex, name: p.name)
     }
     let app = RoomApp(room: room, server: "simulated", controls: controls, painter: painter,

@@ -2,9 +2,10 @@ import Engine
 import RoomModel
 
 /// Turns what the session and the call report into the Room model's events: signaling events and call events one
-/// to one as they come (connection states with nothing lost between two screen updates, first picture and size,
-/// the local media as the pipeline applies it), and from the call's snapshots only what is measured rather than
-/// happened: audio levels, and once a second the statistics. Pure: the caller passes events, snapshots and the time.
+/// to one as they come (connection states with nothing lost between two screen updates, first picture and size, the
+/// further video streams and theirs, the local media as the pipeline applies it), and from the call's snapshots only
+/// what is measured rather than happened: audio levels, and once a second the statistics. Pure: the caller passes
+/// events, snapshots and the time.
 struct CallRoomEvents {
     /// Peers whose connection state the screen was told, so a lost signaling connection can mark them all.
     private var known: Set<RemotePeerID> = []
@@ -48,6 +49,11 @@ struct CallRoomEvents {
             return [.connectionChanged(Self.participant(id), ConnectionState(rawValue: state.rawValue) ?? .new)]
         case .videoSize(let id, let width, let height):
             return [.frameArrived(Self.participant(id), at: now, width: width, height: height)]
+        case .videoStreams(let id, let mids):
+            // The first section is the main video (its pictures come as `videoSize`); the others are the extra tiles.
+            return [.streamsChanged(Self.participant(id), extra: Array(mids.dropFirst()))]
+        case .streamVideoSize(let id, let mid, let width, let height):
+            return [.streamFrameArrived(Self.participant(id), stream: mid, at: now, width: width, height: height)]
         case .localMedia(let media):
             return [.local(.setMuted(media.audioMuted)), .local(.setVideoOn(media.videoOn)), .local(.setSource(media.source))]
         }

@@ -8,7 +8,8 @@ import Signaling
 
 /// The room screen on a real call: `RoomApp` fed by a `RoomSession`. Keys act on the call (m mutes what the others
 /// hear, v stops sending video, c switches the source they see, l leaves the room); tiles show the decoded video of
-/// each peer and the local preview; the status bar says when signaling is lost and when the next attempt is.
+/// each peer (and of each screen it shares) and the local preview; the status bar says when signaling is lost and when
+/// the next attempt is.
 struct CallScreen {
     let session: RoomSession
     let serverLabel: String
@@ -39,7 +40,12 @@ struct CallScreen {
         }
         controls.leave = { session.leave() }
         let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
-                                           clock: { MonotonicClock.now() - start }) { p in
+                                           clock: { MonotonicClock.now() - start }) { tile in
+            let p = tile.participant
+            // A further stream is a video section of its own (a shared screen): the camera's off switch is not its.
+            if let stream = tile.stream {
+                return p.isLocal ? nil : call.latestFrame(of: RemotePeerID(p.id.rawValue), mid: stream.id)
+            }
             guard p.videoOn else { return nil }
             return p.isLocal ? call.media.latestLocalFrame : call.latestFrame(of: RemotePeerID(p.id.rawValue))
         }

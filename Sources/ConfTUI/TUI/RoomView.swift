@@ -2,10 +2,10 @@ import RoomModel
 
 /// Draws video into tile rectangles behind curses' back (see `VideoPainter`).
 protocol VideoPainter: AnyObject {
-    /// Whether there is a frame to show for this participant right now.
-    func hasVideo(for participant: Participant) -> Bool
-    /// Queues the participant's latest frame for `rect`; written by `flush()` after curses' refresh.
-    func paint(_ participant: Participant, in rect: CellRect)
+    /// Whether there is a frame to show in this tile right now (the participant's main video or a further stream).
+    func hasVideo(for tile: Tile) -> Bool
+    /// Queues the tile's latest frame for `rect`; written by `flush()` after curses' refresh.
+    func paint(_ tile: Tile, in rect: CellRect)
     /// Writes what `paint` queued. Called after curses has flushed its own output.
     func flush()
     /// Forget what the terminal shows: the next paint redraws every cell.
@@ -21,8 +21,8 @@ final class RoomView {
     let status: StatusLine
     private var lastLayout: GridLayout?
     private var lastOverlay: Overlay = .none
-    /// Participants whose tile showed video in the last frame.
-    private var lastVideo = Set<ParticipantID>()
+    /// Tiles that showed video in the last frame.
+    private var lastVideo = Set<TileID>()
 
     init(curses: Curses, status: StatusLine) {
         self.curses = curses
@@ -34,7 +34,8 @@ final class RoomView {
         let (cols, rows) = curses.size
         let area = CellRect(x: 0, y: 0, width: cols, height: max(0, rows - 1))
         let order = room.gridOrder
-        let layout = GridLayout.make(for: order.map(\.id), in: area, aspect: { room.participant($0)?.videoAspect ?? 4.0 / 3.0 })
+        let byID = Dictionary(order.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let layout = GridLayout.make(for: order.map(\.id), in: area, aspect: { byID[$0]?.videoAspect ?? 4.0 / 3.0 })
         // Raw video cells are invisible to curses: whenever tiles move or an overlay opens or
         // closes, make curses repaint everything and the painter redraw every cell (on close this
         // is what brings back the video under the box, whose cells the painter left alone).
@@ -45,22 +46,23 @@ final class RoomView {
             lastOverlay = overlay
         }
         curses.erase()
-        var videoTiles: [(Participant, CellRect)] = []
+        var videoTiles: [(Tile, CellRect)] = []
         switch layout {
         case .tiles(let tiles, _):
-            for tile in tiles {
-                guard let p = room.participant(tile.id) else { continue }
-                drawLabel(p, tile: tile)
-                if p.videoOn, let painter, painter.hasVideo(for: p) {
-                    videoTiles.append((p, tile.video))
+            for placed in tiles {
+                guard let tile = byID[placed.id] else { continue }
+                drawLabel(tile, at: placed)
+                // "Video off" is the camera's, the main tile's: a shared screen shows whatever arrives.
+                if tile.stream != nil || tile.participant.videoOn, let painter, painter.hasVideo(for: tile) {
+                    videoTiles.append((tile, placed.video))
                 } else {
-                    drawPlaceholder(p, in: tile.video)
+                    drawPlaceholder(tile, in: placed.video)
                 }
             }
         case .list(let rowsShown, let hidden):
             for row in rowsShown {
-                guard let p = room.participant(row.id) else { continue }
-                drawListRow(p, y: row.y, width: cols)
+                guard let tile = byID[row.id] else { continue }
+                drawListRow(tile, y: row.y, width: cols)
             }
             if hidden > 0 { curses.put("+\(hidden) more", x: 1, y: area.maxY - 1, pair: .dim) }
         }
@@ -84,7 +86,7 @@ final class RoomView {
         painter?.withhold(box)
         curses.refresh()
         if let painter {
-            for (p, rect) in videoTiles { painter.paint(p, in: rect) }
+            for (tile, rect) in videoTiles { painter.paint(tile, in: rect) }
             painter.flush()
         }
     }
@@ -97,20 +99,24 @@ final class RoomView {
     }
 
 
-    private func drawLabel(_ p: Participant, tile: TileLayout) {
-        let width = tile.frame.width - 1
-        let pair: Curses.Pair = p.speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
-        let meterWidth = width >= 30 ? 6 : 0
-        curses.put(TileLabel.text(for: p, columns: width - meterWidth), x: tile.frame.x, y: tile.labelRow, maxWidth: width - meterWidth,
-                   pair: pair, bold: p.speaking)
+    /// The label row; a further stream's has no speaking highlight and no meter (the audio is the main tile's).
+    private func drawLabel(_ tile: Tile, at placed: TileLayout) {
+        let p = tile.participant
+        let width = placed.frame.width - 1
+        let speaking = tile.isMain && p.speaking
+        let pair: Curses.Pair = speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
+        let meterWidth = tile.isMain && width >= 30 ? 6 : 0
+        curses.put(TileLabel.text(for: tile, columns: width - meterWidth), x: placed.frame.x, y: placed.labelRow,
+                   maxWidth: width - meterWidth, pair: pair, bold: speaking)
         if meterWidth > 0 {
             curses.put(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: meterWidth - 1),
-                       x: tile.frame.x + width - meterWidth + 1, y: tile.labelRow, pair: .meter)
+                       x: placed.frame.x + width - meterWidth + 1, y: placed.labelRow, pair: .meter)
         }
     }
 
-    /// What a tile shows without video: a frame with the name, the state and a live audio meter.
-    private func drawPlaceholder(_ p: Participant, in r: CellRect) {
+    /// What a tile shows without video: a frame with the name, the state and (the main tile) a live audio meter.
+    private func drawPlaceholder(_ tile: Tile, in r: CellRect) {
+        let p = tile.participant
         guard r.width >= 2, r.height >= 1 else { return }
         if r.height >= 3 {
             curses.put("┌" + String(repeating: "─", count: r.width - 2) + "┐", x: r.x, y: r.y, pair: .dim)
@@ -121,12 +127,12 @@ final class RoomView {
             curses.put("└" + String(repeating: "─", count: r.width - 2) + "┘", x: r.x, y: r.maxY - 1, pair: .dim)
         }
         let why: String
-        if !p.videoOn { why = "video off" }
+        if tile.isMain && !p.videoOn { why = "video off" }
         else if p.isLocal { why = "starting video" }
         else { why = p.connection == .connected ? "waiting for video" : p.connection.label }
-        var lines = [DisplayWidth.fit(TileLabel.name(of: p), columns: r.width - 2), why]
-        if p.audioMuted { lines.append("muted") }
-        let meterWidth = min(12, max(0, r.width - 4))
+        var lines = [DisplayWidth.fit(TileLabel.name(of: tile), columns: r.width - 2), why]
+        if tile.isMain && p.audioMuted { lines.append("muted") }
+        let meterWidth = tile.isMain ? min(12, max(0, r.width - 4)) : 0
         if meterWidth > 0 { lines.append(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: meterWidth)) }
         let top = r.y + max(0, (r.height - lines.count) / 2)
         for (i, line) in lines.enumerated() where top + i < r.maxY - (r.height >= 3 ? 1 : 0) && top + i >= r.y + (r.height >= 3 ? 1 : 0) {
@@ -136,10 +142,13 @@ final class RoomView {
         }
     }
 
-    private func drawListRow(_ p: Participant, y: Int, width: Int) {
-        let pair: Curses.Pair = p.speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
-        curses.put(TileLabel.text(for: p, columns: max(0, width - 8)), x: 0, y: y, maxWidth: max(0, width - 8), pair: pair)
-        if width >= 20 { curses.put(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: 6), x: width - 7, y: y, pair: .meter) }
+    private func drawListRow(_ tile: Tile, y: Int, width: Int) {
+        let p = tile.participant
+        let pair: Curses.Pair = tile.isMain && p.speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
+        curses.put(TileLabel.text(for: tile, columns: max(0, width - 8)), x: 0, y: y, maxWidth: max(0, width - 8), pair: pair)
+        if tile.isMain && width >= 20 {
+            curses.put(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: 6), x: width - 7, y: y, pair: .meter)
+        }
     }
 
     private func drawStatus(_ room: Room, y: Int, width: Int, notice: String?) {
@@ -163,7 +172,7 @@ final class RoomView {
         var lines = ["call statistics", "",
                      "name".padding(toLength: 12) + "state".padding(toLength: 13) + "fps".padding(toLength: 6)
                      + "kbps".padding(toLength: 7) + "rtt".padding(toLength: 7) + "loss".padding(toLength: 7) + "codec"]
-        for p in room.gridOrder {
+        for p in room.participants {
             let s = p.stats
             let rtt = s.rttMs.map(RoomView.rtt) ?? "—"
             let codec = [s.videoCodec, s.audioCodec].compactMap { $0 }.joined(separator: "+")

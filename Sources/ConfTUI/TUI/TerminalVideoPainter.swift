@@ -13,19 +13,19 @@ import Glibc
 /// position and attributes, and never notices (docs/toolchain-pitfalls.md §6: without it, the next curses
 /// update lands on the wrong row).
 final class TerminalVideoPainter: VideoPainter {
-    /// The latest frame of a participant, or nil when there is none to show.
-    typealias FrameSource = (Participant) -> VideoFrame?
+    /// The latest frame of a tile (a participant's main video or a further stream), or nil when there is none to show.
+    typealias FrameSource = (Tile) -> VideoFrame?
 
     private let screen: TerminalScreen
-    private var tiles: [ParticipantID: VideoTile] = [:]
+    private var tiles: [TileID: VideoTile] = [:]
     private let options: TileOptions
     private let frames: FrameSource
     private let clock: () -> Double
     /// Total bytes written, for the stats overlay and the benchmark of bytes per second.
     private(set) var bytesWritten = 0
-    private var painted = Set<ParticipantID>()
-    /// Called after a flush, once per remote frame that reached the terminal for the first time (its bytes are
-    /// written): the glass-to-glass probe of `join --latency-log` reads the test card's capture time from it.
+    private var painted = Set<TileID>()
+    /// Called after a flush, once per remote main-video frame that reached the terminal for the first time (its bytes
+    /// are written): the glass-to-glass probe of `join --latency-log` reads the test card's capture time from it.
     var onFramePainted: ((Participant, VideoFrame) -> Void)?
     private var lastTimestamp: [ParticipantID: Double] = [:]
     private var newlyPainted: [(Participant, VideoFrame)] = []
@@ -41,37 +41,38 @@ final class TerminalVideoPainter: VideoPainter {
         self.clock = clock
     }
 
-    func hasVideo(for participant: Participant) -> Bool { frames(participant) != nil }
+    func hasVideo(for tile: Tile) -> Bool { frames(tile) != nil }
 
-    func paint(_ participant: Participant, in rect: RoomModel.CellRect) {
-        let id = participant.id
+    func paint(_ tile: Tile, in rect: RoomModel.CellRect) {
+        let id = tile.id
+        let participant = tile.participant
         let (cols, rows) = terminalSize()
         if screen.columns != cols || screen.rows != rows {
             screen.resize(columns: max(1, cols), rows: max(1, rows))
             discardClear()
         }
-        guard let frame = frames(participant), let image = try? I420Image(
+        guard let frame = frames(tile), let image = try? I420Image(
             width: frame.width, height: frame.height, y: frame.y, yStride: frame.yStride,
             u: frame.u, uStride: frame.uStride, v: frame.v, vStride: frame.vStride) else { return }
         let target = Renderer.CellRect(column: rect.x, row: rect.y, width: rect.width, height: rect.height)
-        let tile: VideoTile
+        let video: VideoTile
         if let existing = tiles[id] {
-            tile = existing
-            if tile.rect != target { tile.move(to: target) }
+            video = existing
+            if video.rect != target { video.move(to: target) }
         } else {
-            tile = VideoTile(rect: target, options: options)
-            tiles[id] = tile
+            video = VideoTile(rect: target, options: options)
+            tiles[id] = video
         }
-        tile.render(.i420(image), now: clock(), on: screen)
+        video.render(.i420(image), now: clock(), on: screen)
         painted.insert(id)
-        if onFramePainted != nil, !participant.isLocal, lastTimestamp[id] != frame.timestamp {
-            lastTimestamp[id] = frame.timestamp
+        if onFramePainted != nil, tile.isMain, !participant.isLocal, lastTimestamp[participant.id] != frame.timestamp {
+            lastTimestamp[participant.id] = frame.timestamp
             newlyPainted.append((participant, frame))
         }
     }
 
     func flush() {
-        // Tiles of participants who left are forgotten (a new tile starts from scratch).
+        // Tiles of participants who left or streams that ended are forgotten (a new tile starts from scratch).
         for id in tiles.keys where !painted.contains(id) { tiles[id] = nil }
         painted.removeAll(keepingCapacity: true)
         let bytes = screen.finishFrame()

@@ -27,6 +27,8 @@ final class CallConnection {
     var layer = EncodingPlan.Layer.full
     /// A new peer's video starts at a keyframe too.
     var awaitingKeyframe = true
+    /// The receiving video sections last told (`CallEvent.videoStreams`).
+    var videoStreams: [String] = []
 
     init(id: ConnectionID, peer: RemotePeerID, role: SignalingRole?, media: ConnectionMedia, createdAt: Double) {
         self.id = id

@@ -352,6 +352,11 @@ public final class CallCore {
         case .videoFrame(let mid, let frame): out.effects.append(.decodeVideo(peer, mid: mid, frame))
         case .audio(let mid, let pull): out.effects.append(.decodeAudio(peer, mid: mid, pull))
         case .sectionsChanged(let sections):
+            let video = sections.filter { $0.kind == MediaKind.video.rawValue && $0.receives }.map(\.mid)
+            if video != c.videoStreams {
+                c.videoStreams = video
+                out.effects.append(.event(.videoStreams(peer, mids: video)))
+            }
             log("\(short(peer)): sections " + sections.map { "\($0.mid) \($0.kind) \($0.sends ? "send" : "")\($0.receives ? "recv" : "")" }
                 .joined(separator: ", "))
         case .keyframeRequested: out.effects.append(.requestKeyframe(c.layer))

@@ -6,6 +6,11 @@ public enum CallEvent: Sendable, Equatable {
     case peerState(RemotePeerID, PeerConnectionState, cause: String)
     /// A peer's video: its first decoded picture, and afterwards every change of picture size.
     case videoSize(RemotePeerID, width: Int, height: Int)
+    /// The video sections a peer sends us, by mid in m= order, whenever they change (renegotiation): the first is
+    /// its main video (`videoSize`), each further one (a shared screen) a picture of its own.
+    case videoStreams(RemotePeerID, mids: [String])
+    /// A further video section's first decoded picture, and afterwards every change of its size.
+    case streamVideoSize(RemotePeerID, mid: String, width: Int, height: Int)
     /// What we send changed (mute, video on/off, the source), as the media pipeline now does it: the one truth about
     /// the local media, so the screen shows what the others get rather than what a key asked for.
     case localMedia(LocalMediaState)

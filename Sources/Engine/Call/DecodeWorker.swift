@@ -102,7 +102,7 @@ final class DecodeWorker: Sendable {
                      onDecodeFailed: @Sendable (String, String) -> Void) {
         var decoders: [String: RemoteMedia] = [:]
         var mainVideo: String?, mainAudio: String?
-        var shownSize: (width: Int, height: Int)?
+        var shownSizes: [String: (width: Int, height: Int)] = [:]
         var waitingForKeyframe: Set<String> = []
         var audioSincePublish = 0
         func media(_ mid: String) -> RemoteMedia? {
@@ -143,11 +143,11 @@ final class DecodeWorker: Sendable {
                         onDecodeFailed(mid, decoder.lastDecodeError ?? "no reason")
                         continue
                     }
-                    guard mid == main, let picture = decoder.latestFrame else { continue }
-                    if shownSize.map({ $0 != (picture.width, picture.height) }) ?? true {
-                        shownSize = (picture.width, picture.height)
-                        events.push(.videoSize(peer, width: picture.width, height: picture.height))
-                    }
+                    guard let picture = decoder.latestFrame, shownSizes[mid].map({ $0 != (picture.width, picture.height) }) ?? true
+                    else { continue }
+                    shownSizes[mid] = (picture.width, picture.height)
+                    events.push(mid == main ? .videoSize(peer, width: picture.width, height: picture.height)
+                                            : .streamVideoSize(peer, mid: mid, width: picture.width, height: picture.height))
                 case .audio(let mid, let pull):
                     guard let decoder = media(mid) else { continue }
                     let main = mainAudio ?? mid
