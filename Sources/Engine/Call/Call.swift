@@ -190,6 +190,7 @@ private final class CallLoop {
         case .signal(let signal): call.send(signal)
         case .announce(let media): call.announce(media)
         case .event(let event):
+            if case .videoStreams(let peer, let mids) = event { call.decoders.withLock { $0[peer] }?.setVideoSections(mids) }
             call.events.push(event)
             publish()
         case .participantOpened(let peer): openDecoder(for: peer)

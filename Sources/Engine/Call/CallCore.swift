@@ -288,6 +288,8 @@ public final class CallCore {
         forget(c)
         guard c.connection != nil else { return out.effects.append(.closeSockets(id)) }
         log("\(short(peer)): closing (\(cause))")
+        // Its pictures go with it (a new connection tells its own sections when they are negotiated).
+        if !c.videoStreams.isEmpty { out.effects.append(.event(.videoStreams(peer, mids: []))) }
         feed(c, .command(.close), now: now)
         // RFC 8656 §8: a Refresh with LIFETIME 0 frees the relay at once rather than after its lifetime. Its answer is
         // not awaited: the sockets close right after it.

@@ -29,6 +29,8 @@ final class DecodeWorker: Sendable {
         var items: [Work] = []
         var videoItems = 0
         var stopped = false
+        /// The main video section as the call negotiated it (the first in m= order), once told.
+        var mainVideo: String?
     }
 
     /// Frames waiting beyond this (a second at 30 fps) mean the decoder cannot keep up: the queued ones are dropped,
@@ -65,6 +67,9 @@ final class DecodeWorker: Sendable {
     func latestFrame(mid: String) -> VideoFrame? { results.withLock { $0.frames[mid] } }
 
     func decode(_ frame: ReceivedVideoFrame, mid: String) { submit(.video(mid: mid, frame)) }
+
+    /// The participant's video sections changed: the first is its main one (until told, the first decoded is).
+    func setVideoSections(_ mids: [String]) { queue.withLock { $0.mainVideo = mids.first } }
     func play(_ pull: AudioJitterBuffer.Pull, mid: String) { submit(.audio(mid: mid, pull)) }
 
     /// Ends the thread after the item it is on; the participant's audio leaves the speaker then.
@@ -113,11 +118,15 @@ final class DecodeWorker: Sendable {
         }
         while true {
             signal.wait()
-            let (items, stopped) = queue.withLock { q in
+            let (items, stopped, negotiatedMain) = queue.withLock { q in
                 defer { q.items = []; q.videoItems = 0 }
-                return (q.items, q.stopped)
+                return (q.items, q.stopped, q.mainVideo)
             }
             if stopped { break }
+            if let negotiatedMain, negotiatedMain != mainVideo {
+                // The sizes are told again under the right event (`videoSize` for the main picture).
+                (mainVideo, shownSizes) = (negotiatedMain, [:])
+            }
             for item in items {
                 switch item {
                 case .video(let mid, let frame):
