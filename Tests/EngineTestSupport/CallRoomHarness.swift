@@ -138,10 +138,16 @@ public final class CallRoomHarness {
         for effect in out.effects { perform(effect, of: m) }
     }
 
+    /// DTLS records (RFC 7983: first byte 20 to 63) take a link of the same delay without loss: OpenSSL times its
+    /// handshake retransmissions on the real clock, so on the virtual one a lost flight would wait for real time to
+    /// pass (docs/testing.md). Everything else, ICE checks and media, takes the lossy link.
     private func transmit(_ t: Transmit) {
-        let key = "\(t.from.ip)>\(t.to.ip)"
+        let isDTLS = t.bytes.first.map { (20...63).contains($0) } ?? false
+        let key = "\(t.from.ip)>\(t.to.ip)" + (isDTLS ? " dtls" : "")
         if links[key] == nil {
             var seeds = SplitMixRandom(seed: seed &+ UInt64(links.count) &* 0x9E37_79B9)
+            var conditions = self.conditions
+            if isDTLS { conditions.loss = 0 }
             links[key] = EmulatedLink(conditions, seed: seeds.next())
         }
         links[key]!.send(t, now: now)
