@@ -18,18 +18,12 @@ final class StuckServer: Sendable {
     }
 
     init() {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = loopbackListener { fd in
+            var small: Int32 = 4096
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        }
         self.listener = listener
-        var small: Int32 = 4096
-        _ = setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_addr = SocketOptions.ipv4("127.0.0.1")!
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
-        listen(listener, 1)
-        _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
-        port = UInt16(bigEndian: sin.sin_port)
+        self.port = port
         let accepted = self.accepted
         Thread {
             let fd = accept(listener, nil, nil)

@@ -17,16 +17,9 @@ final class HandshakeRecordingServer: Sendable {
 
     /// `protocolLines`: the values of the `Sec-WebSocket-Protocol` lines in the 101, one line each.
     init(protocolLines: [String]) {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = loopbackListener()
         self.listener = listener
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_addr = SocketOptions.ipv4("127.0.0.1")!
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
-        listen(listener, 1)
-        _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
-        port = UInt16(bigEndian: sin.sin_port)
+        self.port = port
         Thread { [self] in
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }

@@ -292,16 +292,8 @@ import Glibc
 
     @Test func clientFailsServerFramesThatAreMasked() throws {
         // A fake server that answers the upgrade, then sends a masked frame (forbidden by §5.1).
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = loopbackListener()
         defer { close(listener) }
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_addr = SocketOptions.ipv4("127.0.0.1")!
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
-        listen(listener, 1)
-        _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
-        let port = UInt16(bigEndian: sin.sin_port)
         let fake = Thread {
             let fd = accept(listener, nil, nil)
             var buf = [UInt8](repeating: 0, count: 4096)

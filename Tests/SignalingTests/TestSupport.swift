@@ -4,6 +4,21 @@ import Foundation
 import Glibc
 #endif
 
+/// A listening TCP socket on 127.0.0.1 at a port the kernel picks, for the tests' own scripted servers; `configure`
+/// sets socket options before it binds.
+func loopbackListener(configure: (Int32) -> Void = { _ in }) -> (fd: Int32, port: UInt16) {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    configure(listener)
+    var sin = sockaddr_in()
+    sin.sin_family = sa_family_t(AF_INET)
+    sin.sin_addr = SocketOptions.ipv4("127.0.0.1")!
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
+    listen(listener, 1)
+    _ = withUnsafeMutablePointer(to: &sin) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
+    return (listener, UInt16(bigEndian: sin.sin_port))
+}
+
 /// Starts servers on 127.0.0.1:0 with short timeouts, so every test is fast and self-contained.
 enum TestServer {
     static func start(log: SignalingLog = .discard, _ tweak: (inout SignalingServerConfiguration) -> Void = { _ in }) throws -> SignalingServer {
