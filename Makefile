@@ -139,8 +139,10 @@ fuzz-long: fuzz-build
 # The main job: a live room at once. An in-process server on a free loopback port, three synthetic participants
 # over real WebRTC, and you; it prints the URL a browser on this machine can open to join. (`conftui demo
 # --simulate 3` is the same screen without any network.) ARGS passes options, e.g. make run ARGS="--peers 5".
-run: deps build
-	$(BIN_DEBUG)/conftui demo $(ARGS)
+# The release build, the one users get: four real-time participants in one process leave a 2-core machine no CPU to
+# spare for a debug build's unoptimised Swift (the Swift suites keep testing the debug build).
+run: deps conftui-release
+	$(BIN_RELEASE)/conftui demo $(ARGS)
 
 # The renderer and network steps read the benchmark clips as Y4M from .build/clips, converted once from CLIPS_SRC
 # (a folder holding the clips and their to-y4m.sh; see docs/bench-methods.md).
