@@ -58,6 +58,10 @@ public struct Participant: Sendable, Equatable, Identifiable {
         self.id = id; self.isLocal = isLocal; self.connection = connection; self.joinIndex = joinIndex; self.name = name
     }
 
+    /// Whether the screen marks this participant as speaking: never while muted (the room keeps `speaking` false then;
+    /// this says so where it is drawn, too).
+    public var showsSpeaking: Bool { speaking && !audioMuted }
+
     /// The label a tile shows: the display name, else the short socketId.
     public var displayName: String { name ?? id.short }
 }

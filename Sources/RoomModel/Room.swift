@@ -96,7 +96,9 @@ public struct Room: Sendable, Equatable {
             let lastLoud = lastLoudAt[id]
             return update(id) { p in
                 p.audioLevel = clamped
-                if p.audioMuted && p.isLocal {
+                // Muted is never speaking: packets sent before a remote mute (and their decoded level) still arrive
+                // after the mute was announced, and a muted microphone is heard by nobody.
+                if p.audioMuted {
                     p.speaking = false
                 } else if clamped >= Room.speakOn {
                     p.speaking = true
@@ -112,7 +114,10 @@ public struct Room: Sendable, Equatable {
         case .remoteMediaChanged(let id, let muted, let videoOn):
             if id == local.id { return .ignored("remote media change for the local participant") }
             return update(id) {
-                if let m = muted { $0.audioMuted = m }
+                if let m = muted {
+                    $0.audioMuted = m
+                    if m { $0.speaking = false }
+                }
                 if let v = videoOn { $0.videoOn = v }
             }
         case .local(let action):

@@ -1,5 +1,5 @@
 /// The words around a participant's video, laid out in terminal columns (`DisplayWidth`): the label row under a
-/// tile ("◆ Ada · connected · muted", or "  Ada · 2 · connected" under her shared screen) and the name a placeholder
+/// tile ("◆ Ada · connected", "  Grace · muted · connected", or "  Ada · 2 · connected" under her shared screen) and the name a placeholder
 /// shows. Pure, so the screen only places them.
 public enum TileLabel {
     /// The name as shown: "you" for an unnamed local participant, else the cleaned name or the short socketId.
@@ -13,15 +13,21 @@ public enum TileLabel {
         return f.joined(separator: " ")
     }
 
-    /// The label row: speaking mark, name (with "(you)" and the source for the local participant), connection
-    /// state for the others, flags; cut to `columns` columns between characters, with an ellipsis when cut.
+    /// The label row, in a fixed order so the eye finds each part in the same place on every tile: the speaking mark,
+    /// the name ("(you)" for the local participant), "muted", the video ("video off"; the local participant's source
+    /// when on), the connection state (the others'). Cut to `columns` from the right, between characters, with an
+    /// ellipsis: the name and the flags outlast the connection state. The mark is never shown on a muted participant.
     public static func text(for p: Participant, columns: Int) -> String {
-        var text = (p.speaking ? "◆ " : "  ") + (p.isLocal ? (p.name.map { "\($0) (you)" } ?? "you") : p.displayName)
-        if p.isLocal, let src = p.sourceName { text += " [\(src)]" }
-        if !p.isLocal { text += " · \(p.connection.label)" }
-        let f = flags(p)
-        if !f.isEmpty { text += " · \(f)" }
-        return DisplayWidth.fit(text, columns: columns)
+        let mark = p.showsSpeaking ? "◆ " : "  "
+        var parts = [p.isLocal ? (p.name.map { "\($0) (you)" } ?? "you") : p.displayName]
+        if p.audioMuted { parts.append("muted") }
+        if !p.videoOn {
+            parts.append("video off")
+        } else if p.isLocal, let src = p.sourceName {
+            parts.append("[\(src)]")
+        }
+        if !p.isLocal { parts.append(p.connection.label) }
+        return DisplayWidth.fit(mark + parts.joined(separator: " · "), columns: columns)
     }
 
     /// The name a tile shows: the participant's for its main tile, with the stream's ordinal for a further stream

@@ -24,7 +24,7 @@ def workdir():
 
 def label_of(screen: str, name: str) -> str:
     """The tile label line part that belongs to `name` (labels are separated by runs of spaces; 180 columns give
-    each of the three tiles room for "Jay · connected · muted video off" uncut)."""
+    each of the three tiles room for "Jay · muted · video off · connected" uncut)."""
     for line in screen.splitlines():
         at = line.find(name + " ·")
         if at >= 0:

@@ -32,12 +32,16 @@ private func labels(_ room: Room, columns: Int = 60) -> [String] { room.gridOrde
 @Test func aStreamTileShowsTheConnectionButNeitherTheSpeakerMarkNorTheMute() {
     var room = room()
     room.apply(.streamsChanged(pid("z"), extra: ["1"]))
-    room.apply(.remoteMediaChanged(pid("z"), audioMuted: true, videoOn: false))
+    room.apply(.remoteMediaChanged(pid("z"), audioMuted: false, videoOn: false))
     room.apply(.audioLevel(pid("z"), level: 0.5, at: 1))
     room.apply(.connectionChanged(pid("z"), .disconnected))
     #expect(room.participant(pid("z"))?.speaking == true)
-    let l = labels(room)
-    #expect(l[1] == "◆ Zoe · disconnected · muted video off", "the main tile keeps its marks")
+    var l = labels(room)
+    #expect(l[1] == "◆ Zoe · video off · disconnected", "the main tile keeps its marks")
+    #expect(l[2] == "  Zoe · 2 · disconnected")
+    room.apply(.remoteMediaChanged(pid("z"), audioMuted: true, videoOn: nil))
+    l = labels(room)
+    #expect(l[1] == "  Zoe · muted · video off · disconnected", "muted is never speaking")
     #expect(l[2] == "  Zoe · 2 · disconnected")
 }
 

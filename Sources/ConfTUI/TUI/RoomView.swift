@@ -103,7 +103,7 @@ final class RoomView {
     private func drawLabel(_ tile: Tile, at placed: TileLayout) {
         let p = tile.participant
         let width = placed.frame.width - 1
-        let speaking = tile.isMain && p.speaking
+        let speaking = tile.isMain && p.showsSpeaking
         let pair: Curses.Pair = speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
         let meterWidth = tile.isMain && width >= 30 ? 6 : 0
         curses.put(TileLabel.text(for: tile, columns: width - meterWidth), x: placed.frame.x, y: placed.labelRow,
@@ -144,7 +144,7 @@ final class RoomView {
 
     private func drawListRow(_ tile: Tile, y: Int, width: Int) {
         let p = tile.participant
-        let pair: Curses.Pair = tile.isMain && p.speaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
+        let pair: Curses.Pair = tile.isMain && p.showsSpeaking ? .labelSpeaking : (p.isLocal ? .labelLocal : .label)
         curses.put(TileLabel.text(for: tile, columns: max(0, width - 8)), x: 0, y: y, maxWidth: max(0, width - 8), pair: pair)
         if tile.isMain && width >= 20 {
             curses.put(RoomView.meter(p.audioMuted ? 0 : p.audioLevel, width: 6), x: width - 7, y: y, pair: .meter)
