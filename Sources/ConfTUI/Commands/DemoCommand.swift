@@ -19,7 +19,8 @@ let demoCommand = Command(
         .value("peers", "N", "N synthetic participants over real WebRTC (1 to 11, default 3)"),
         .value("simulate", "N", "instead: N simulated participants (1 to 11), no network"),
         .value("room", "NAME", "room name (default: demo)"),
-        SharedOptions.port("signaling server port on 127.0.0.1 (default 0: a free one)"),
+        .value("host", "ADDR", "IPv4 address the demo's server listens on (default 127.0.0.1; 0.0.0.0: every interface, so others can join)"),
+        SharedOptions.port("signaling server port (default 0: a free one)"),
         .value("name", "NAME", "your display name (default: your login name)"),
         .value("camera", "SRC", "your video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (default: card)"),
         ColorChoice.option,
@@ -29,9 +30,10 @@ let demoCommand = Command(
         .flag("static", "--simulate only: no churn (nobody leaves and rejoins)"),
     ] + CallOptionsParsing.turnSpecs,
     details: """
-    keys: m mute, v video on/off, c switch camera, s stats, ? help, l leave (y confirms), q quit, Ctrl-L redraw
-    Before the screen starts the demo prints the browser URL (http://127.0.0.1:PORT/#ROOM): open it on this machine
-    to join the room from a browser; the status bar shows it too.
+    keys: m mute, v video on/off, c switch camera, s stats, i invite, ? help, l leave (y confirms), q quit, Ctrl-L redraw
+    Before the screen starts (and again when it ends) the demo prints how others join: the browser URL
+    (http://127.0.0.1:PORT/#ROOM) and the `conftui join` command line; `i` shows them on the screen. The server listens
+    on 127.0.0.1 (this machine only) unless --host says otherwise: --host 0.0.0.0 lists every address of this machine.
     """,
     run: { args in
         if args.value("simulate") != nil {
@@ -66,7 +68,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
         guard tile.isMain, p.videoOn else { return nil }
         return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex, name: p.name)
     }
-    let app = RoomApp(room: room, server: "simulated", controls: controls, painter: painter,
+    let app = RoomApp(room: room, server: "simulated", invite: nil, controls: controls, painter: painter,
                       useColor: color.allowsColor)
     return try app.run { now in
         defer { reports.pending = [] }
@@ -86,7 +88,8 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     let hosts = try SharedOptions.hostCandidates(args)
     let log = try SharedOptions.log(args, otherwise: .discard)
     var config = SignalingServerConfiguration()
-    config.host = "127.0.0.1"
+    let listenHost = args.value("host") ?? "127.0.0.1"
+    config.host = listenHost
     config.port = try SharedOptions.port(args, default: 0)
     // The demo's own page (http://127.0.0.1:PORT/ or http://localhost:PORT/) is its server's origin and
     // always accepted; any other web page the user has open is refused (it could otherwise join and
@@ -95,9 +98,14 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     let server = try SignalingServer(config, log: log)
     server.start()
     defer { server.stop() }
-    let pageURL = server.pageURL + "#" + roomName
-    log.write("demo: server at \(pageURL)")
-    let others = try SyntheticParticipants(count: count, url: server.webSocketURL, room: roomName, hostCandidates: hosts,
+    // Everyone in this process connects over loopback, whatever the server listens on.
+    let localURL = "ws://127.0.0.1:\(server.port)/"
+    let pageURL = "http://127.0.0.1:\(server.port)/#" + roomName
+    log.write("demo: server at \(server.pageURL)")
+    let invite = Invite(webSocketURL: localURL, room: roomName,
+                        reachableHosts: listenHost == "127.0.0.1" ? [] : Invite.reachableHosts(listeningOn: listenHost),
+                        command: Invite.commandName())
+    let others = try SyntheticParticipants(count: count, url: localURL, room: roomName, hostCandidates: hosts,
                                            log: { log.write("demo " + $0) })
     defer { others.leave() }
     others.startTalkingTurns()
@@ -114,12 +122,15 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     options.media.audioInput = .device(name: "default", fallbackToneHz: 0)
     options.playback = .device("default")
     options.log = { log.write("demo you: " + $0) }
-    let session = try RoomSessions.open(.init(url: server.webSocketURL, room: roomName, name: name), callOptions: options,
+    let session = try RoomSessions.open(.init(url: localURL, room: roomName, name: name), callOptions: options,
                                        log: { log.write("demo you: " + $0) })
     try session.start()
-    let line = "conftui demo: room '\(roomName)' with \(count) synthetic participant(s); a browser on this machine can join at \(pageURL)\n"
+    let line = "conftui demo: room '\(roomName)' with \(count) synthetic participant(s). Others join with:\n  "
+        + invite.lines.dropFirst(2).filter { !$0.isEmpty }.joined(separator: "\n  ") + "\n"
     _ = line.withCString { write(1, $0, strlen($0)) }
-    let status = try CallScreen(session: session, serverLabel: pageURL, color: color).run()
+    var screen = CallScreen(session: session, serverLabel: pageURL, color: color)
+    screen.invite = invite
+    let status = try screen.run()
     _ = line.withCString { write(1, $0, strlen($0)) }
     return status
 }

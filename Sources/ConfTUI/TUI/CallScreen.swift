@@ -20,6 +20,8 @@ struct CallScreen {
     /// `--latency-log FILE`: one line per remote test-card frame that reached the terminal, `TIME socketId capture→paint
     /// ms` (both ends read the wall clock: glass-to-glass as far as a terminal program can see it).
     var latencyLogPath: String?
+    /// How others join (the `i` overlay).
+    var invite: Invite?
 
     func run() throws -> Int32 {
         let call = session.call
@@ -57,7 +59,7 @@ struct CallScreen {
                 latencyLog.write("\(participant.id.rawValue) \(Int32(bitPattern: now &- code.captureMillis))")
             }
         }
-        let app = RoomApp(room: room, server: serverLabel, controls: controls, painter: painter, useColor: color.allowsColor)
+        let app = RoomApp(room: room, server: serverLabel, invite: invite, controls: controls, painter: painter, useColor: color.allowsColor)
         var feed = CallScreenFeed(session: session)
         var lastReport = 0.0
         let startedAt = MediaPipeline.wallClock()

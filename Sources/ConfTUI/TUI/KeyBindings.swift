@@ -1,13 +1,13 @@
 /// What is shown over the grid.
 enum Overlay: Equatable {
-    case none, help, stats, confirmLeave
+    case none, help, stats, invite, confirmLeave
 }
 
 /// What a key asks for. The UI loop carries these out; the mapping itself is pure.
 enum UIAction: Equatable {
     case toggleMute, toggleVideo, switchCamera
     case askLeave, leave, quit
-    case toggleHelp, toggleStats, closeOverlay
+    case toggleHelp, toggleStats, toggleInvite, closeOverlay
     case redraw, resize
     case none
 }
@@ -19,6 +19,7 @@ enum KeyBindings {
         ("v", "video on / off (others see your placeholder)"),
         ("c", "switch camera: cycle through the video sources"),
         ("s", "show / hide call statistics"),
+        ("i", "invite others: the browser URL and the conftui join command"),
         ("?", "show / hide this help"),
         ("l", "leave the call (asks to confirm: y leaves)"),
         ("q", "quit at once"),
@@ -43,6 +44,7 @@ enum KeyBindings {
             case "q", "Q": return .quit
             case "?", "h", "H": return .toggleHelp
             case "s", "S": return .toggleStats
+            case "i", "I": return .toggleInvite
             case "\u{0c}": return .redraw               // Ctrl-L
             case "\u{1b}": return overlay == .none ? .none : .closeOverlay
             default: return .none

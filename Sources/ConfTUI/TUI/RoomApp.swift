@@ -24,11 +24,15 @@ final class RoomApp {
     private let controls: Controls
     private let painter: VideoPainter?
     private let useColor: Bool
+    private let invite: Invite?
     private var overlay: Overlay = .none
     private var notice: (text: String, until: Double)?
 
-    init(room: Room, server: String, controls: Controls, painter: VideoPainter?, useColor: Bool) {
+    /// - Parameter invite: how others join (the `i` overlay and the foot of the help); nil where nobody can (the
+    ///   simulated room), which the overlay says.
+    init(room: Room, server: String, invite: Invite?, controls: Controls, painter: VideoPainter?, useColor: Bool) {
         self.room = room
+        self.invite = invite
         self.controls = controls
         self.painter = painter
         self.useColor = useColor
@@ -75,7 +79,7 @@ final class RoomApp {
             if let n = notice, now >= n.until { notice = nil; dirty = true }
             // Levels and video move continuously: redraw at least 15 times a second.
             if dirty || now - lastDraw >= 1.0 / 15 {
-                view.draw(room, overlay: overlay, painter: painter, notice: notice?.text)
+                view.draw(room, overlay: overlay, invite: invite, painter: painter, notice: notice?.text)
                 lastDraw = now
             }
         }
@@ -111,6 +115,7 @@ final class RoomApp {
             return .exit(0)
         case .toggleHelp: overlay = overlay == .help ? .none : .help
         case .toggleStats: overlay = overlay == .stats ? .none : .stats
+        case .toggleInvite: overlay = overlay == .invite ? .none : .invite
         case .closeOverlay: overlay = .none
         case .redraw, .resize:
             curses.forceFullRepaint()

@@ -30,7 +30,7 @@ final class RoomView {
     }
 
     /// One frame of the UI. `painter` may be nil (no video support, e.g. monochrome tests).
-    func draw(_ room: Room, overlay: Overlay, painter: VideoPainter?, notice: String?) {
+    func draw(_ room: Room, overlay: Overlay, invite: Invite?, painter: VideoPainter?, notice: String?) {
         let (cols, rows) = curses.size
         let area = CellRect(x: 0, y: 0, width: cols, height: max(0, rows - 1))
         let order = room.gridOrder
@@ -79,7 +79,8 @@ final class RoomView {
         let box: CellRect?
         switch overlay {
         case .none: box = nil
-        case .help: box = drawHelp(cols: cols, rows: rows)
+        case .help: box = drawHelp(invite: invite, cols: cols, rows: rows)
+        case .invite: box = drawBox(RoomView.inviteLines(invite), cols: cols, rows: rows)
         case .stats: box = drawStats(room, cols: cols, rows: rows)
         case .confirmLeave: box = drawBox(["Leave the call?", "", "y  leave      any other key  stay"], cols: cols, rows: rows)
         }
@@ -159,12 +160,20 @@ final class RoomView {
     }
 
     @discardableResult
-    private func drawHelp(cols: Int, rows: Int) -> CellRect? {
+    private func drawHelp(invite: Invite?, cols: Int, rows: Int) -> CellRect? {
         var lines = ["conftui keys", ""]
         for (key, what) in KeyBindings.help {
             lines.append(key.padding(toLength: 8) + what)
         }
+        // The invite under the keys, so whoever looks for help also finds how to bring others in.
+        if let invite { lines += [""] + invite.lines.filter { !$0.isEmpty } }
         return drawBox(lines, cols: cols, rows: rows)
+    }
+
+    /// The `i` overlay's lines; without an invite, why nobody can join.
+    static func inviteLines(_ invite: Invite?) -> [String] {
+        invite?.lines ?? ["invite others", "", "this is a simulated room: nobody else can join it.",
+                          "for a live room others can join: conftui demo (without --simulate), or conftui serve"]
     }
 
     @discardableResult
