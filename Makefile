@@ -67,7 +67,7 @@ unit-test: build
 conftui-release: deb-deps
 	$(SWIFT) build -c release --product conftui
 
-# The debug binary alone: `make bench` sets the demo's CPU in a debug build beside the release one (demo-cpu).
+# The debug binary alone: `make bench` measures the demo in a debug build beside the release one (demo-cpu).
 conftui-debug: deb-deps
 	$(SWIFT) build --product conftui
 
