@@ -14,6 +14,7 @@ the screen and fails; the demo is ended with `q` and tmux killed on every path.
 Usage: make_screenshots.py BIN OUTDIR [--timeout S]
 """
 import argparse
+import os
 import pathlib
 import socket
 import sys
@@ -87,8 +88,13 @@ def wait_screen(session, until, what, timeout, settle=0.0):
             screen = capture(session)
             if until(screen.text()):
                 return screen
+        shown = screen.text().rstrip() or "(blank)"
+        if os.path.exists(session.status):
+            with open(session.status) as f:
+                status = f.read().strip()
+            raise RuntimeError(f"conftui exited (status {status}) while waiting for {what}; the screen was:\n{shown}")
         if time.monotonic() > deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}; the screen was:\n{screen.text()}")
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}; the screen was:\n{shown}")
         time.sleep(0.1)
 
 
