@@ -17,17 +17,19 @@ PY := $(VENV)/bin/python
 #   nodejs        `node --check` parses the browser page's script in `make test` (page-check); the Swift build
 #                 never reads that JavaScript, so without it a syntax error would first show in a browser.
 #                 Asked for only when no `node` is on PATH, so an existing Node.js is used as it is.
+#   fonts-dejavu-core  DejaVu Sans Mono, the font `make screenshots` draws the README's PNGs with (Tests/Screenshots)
 DEB_PACKAGES := libncursesw5-dev libvpx-dev libopus-dev libasound2-dev libssl-dev libsrtp2-dev \
-	pkg-config tmux chromium ffmpeg python3-venv coturn nftables iproute2 $(if $(shell command -v node 2>/dev/null),,nodejs)
+	pkg-config tmux chromium ffmpeg python3-venv coturn nftables iproute2 fonts-dejavu-core $(if $(shell command -v node 2>/dev/null),,nodejs)
 BIN_DEBUG = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 BIN_RELEASE = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 
-.PHONY: help deps deb-deps py-deps build release conftui-release test unit-test interop-test page-check run serve bench fuzz fuzz-build fuzz-libfuzzer fuzz-long clean
+.PHONY: help deps deb-deps py-deps build release conftui-release conftui-debug test unit-test interop-test page-check run serve bench screenshots fuzz fuzz-build fuzz-libfuzzer fuzz-long clean
 
 help:
 	@echo "make run    start conftui on its embedded default (installs and builds first)"
 	@echo "make test   every test: unit, property, end-to-end and interop (installs and builds first)"
-	@echo "make bench  benchmarks (release build), written to docs/benchmarks.md; BENCH=renderer,media for a subset"
+	@echo "make bench  benchmarks (release build; demo-cpu also the debug one), written to docs/benchmarks.md; BENCH=renderer,media for a subset"
+	@echo "make screenshots  the README's PNGs of the demo (release build in tmux), written to docs/screenshots/"
 	@echo "make deps | build | release | unit-test | interop-test | fuzz | clean"
 
 deps: deb-deps py-deps
@@ -65,8 +67,12 @@ unit-test: build
 conftui-release: deb-deps
 	$(SWIFT) build -c release --product conftui
 
+# The debug binary alone: `make bench` measures the demo in a debug build beside the release one (demo-cpu).
+conftui-debug: deb-deps
+	$(SWIFT) build --product conftui
+
 interop-test: deps conftui-release
-	SIGNALING=conftui CONFTUI_BIN=$(BIN_RELEASE)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop Tests/Network
+	SIGNALING=conftui CONFTUI_BIN=$(BIN_RELEASE)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop Tests/Network Tests/Screenshots
 
 test: deps page-check build
 	$(SWIFT) test
@@ -154,12 +160,18 @@ NETBENCH_REPEAT ?= 1
 # steps, shows their output as it comes, and writes docs/benchmarks.md only when every step ran and passed; a subset,
 # or a run with a failed step, writes bench-results/benchmarks.md and leaves docs/benchmarks.md as it was.
 BENCH ?=
-bench: deps release
+bench: deps release conftui-debug
 	@mkdir -p bench-results
 	@if [ -d $(CLIPS_SRC) ]; then sh $(CLIPS_SRC)/to-y4m.sh .build/clips; \
 	else echo "note: $(CLIPS_SRC) not found: the renderer suite needs talkhead/talkhead_noise/testsrc2 .y4m in .build/clips (set CLIPS_SRC=DIR with to-y4m.sh)"; fi
-	$(PY) Tests/Bench/write_benchmarks.py --bin $(BIN_RELEASE) --python $(PY) --clips $${CONFTUI_CLIPS:-.build/clips} \
+	$(PY) Tests/Bench/write_benchmarks.py --bin $(BIN_RELEASE) --bin-debug $(BIN_DEBUG) --python $(PY) --clips $${CONFTUI_CLIPS:-.build/clips} \
 	  --netbench-repeat $(NETBENCH_REPEAT) $(if $(BENCH),--steps $(BENCH))
+
+# The README's pictures: the release binary's demo room in a 120x40 tmux, captured with its colours at each scene
+# of Tests/Screenshots/make_screenshots.py (the grid, the statistics, the help) and drawn as PNGs into
+# docs/screenshots/ (Tests/Screenshots/README.md). Rerun and commit them after a change to the screen.
+screenshots: deps conftui-release
+	$(PY) Tests/Screenshots/make_screenshots.py $(BIN_RELEASE)/conftui docs/screenshots
 
 clean:
 	rm -rf .build bench-results

@@ -11,7 +11,7 @@ step fails, the target is left as it was, the page (with the failed step marked)
 exit status is 1. A subset of the steps (`--steps renderer,media`, `make bench BENCH=renderer,media`) writes
 benchmarks.md under bench-results/ instead, saying which steps ran, so that a quick check never replaces the full page.
 
-Usage: write_benchmarks.py --bin DIR [--python PY] [--clips DIR] [--netbench-repeat N] [--steps a,b] [--out FILE]
+Usage: write_benchmarks.py --bin DIR [--bin-debug DIR] [--python PY] [--clips DIR] [--netbench-repeat N] [--steps a,b] [--out FILE]
        [--dry-run] [--list]
 """
 
@@ -92,6 +92,11 @@ STEPS = [
          "bots' test cards to the join's terminal, and CPU and terminal bytes per second of every participant in one "
          "room of a join, two bots and Chromium; Chromium in the same room is the comparison.",
          script("room_bench.py")),
+    Step("demo-cpu", "The demo in a release and a debug build",
+         "CPU (% of one core, every thread) and terminal bytes a second of `conftui demo --peers 3` in a 120x40 tmux "
+         "once everyone is connected, the release build against the debug build, runs alternating in the same run "
+         "(why `make run` starts the release build).",
+         lambda o: script("demo_cpu.py", *(["--debug", str(o.bin_debug / "conftui")] if o.bin_debug else []))(o)),
     Step("network", "Congestion control beside Chromium",
          "Utilisation, queue drops, frame rate, freezes and the queue a call keeps standing (probe RTT) behind an "
          "emulated bottleneck of 500 kbit/s, of 1 Mbit/s with 2 % loss, and RFC 8867's changing capacity, for "
@@ -231,6 +236,8 @@ def write_atomically(path, text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", type=pathlib.Path, help="directory of the release conftui and conftui-bench")
+    ap.add_argument("--bin-debug", type=pathlib.Path, help="directory of the debug conftui (the demo-cpu step "
+                    "measures it beside the release one; without it, the release build only)")
     ap.add_argument("--python", default=str(ROOT / ".venv" / "bin" / "python"), help="Python with aiortc (.venv)")
     ap.add_argument("--clips", type=pathlib.Path, default=pathlib.Path(os.environ.get("CONFTUI_CLIPS", ROOT / ".build" / "clips")))
     ap.add_argument("--netbench-repeat", type=int, default=1)
