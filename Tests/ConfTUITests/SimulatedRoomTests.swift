@@ -63,6 +63,26 @@ private func run(_ room: inout SimulatedRoom, until: Double, each: (Double, [Roo
     #expect(talkingWhileMuted >= 5, "her mouth moves while she is muted (\(talkingWhileMuted) samples)")
 }
 
+@Test func aGraceWhoRejoinsWhileMutedIsToldMutedAgain() {
+    // Two participants: Grace is also the one who leaves (at 30 and 70 s) and rejoins 3 s later with a new id; the
+    // second time inside her mute of 70.8 to 75.5 s.
+    let talk = DemoTalk(seats: 2, epoch: 0)
+    var sim = SimulatedRoom(count: 2, churn: true, talk: talk)
+    var room = Room(roomName: "demo")
+    var gracesAt: [Int: Int] = [:]   // whole seconds → how many Grace tiles
+    run(&sim, until: 75) { t, events in
+        for e in events { room.apply(e) }
+        gracesAt[Int(t)] = room.remotes.values.filter { $0.name == "Grace" }.count
+    }
+    #expect(gracesAt[29] == 1 && gracesAt[31] == 0 && gracesAt[34] == 1 && gracesAt[71] == 0 && gracesAt[74] == 1,
+            "gone for 3 s, then back once: \(gracesAt.sorted { $0.key < $1.key })")
+    let grace = room.remotes.values.first { $0.name == "Grace" }
+    #expect(grace?.id == sim.id(2, generation: 4), "the twice rejoined Grace")
+    #expect(grace?.audioMuted == true)
+    #expect(SimulatedRoom.participantNumber(of: sim.id(2, generation: 4)) == 2)
+    #expect(SimulatedRoom.participantNumber(of: ParticipantID("local-0000")) == nil)
+}
+
 @Test func theSimulatedDemoShowsFacesThatTalkWithTheScripts() throws {
     final class Clock: @unchecked Sendable { var now = 1_000.0 }   // the test's one thread
     let clock = Clock()

@@ -67,6 +67,8 @@ struct SimulatedRoom {
         once("join", [.joined(you: localID, peers: [])])
         for k in 1...max(1, count) where count > 0 {
             let g = generation[k] ?? 0
+            // An odd generation is one that has left and not yet come back (lively mode, below): nobody to join.
+            guard g % 2 == 0 else { continue }
             let pid = id(k, generation: g)
             let t0 = joinedAt[k] ?? joinTime(k)
             if t >= t0 {
