@@ -60,11 +60,16 @@ func blinkFree(_ participant: UInt8, from start: Double, span: Double) -> Double
     // A second inside the speaker's turn (the listener's silence), frames 1/15 s apart as the call sends them.
     let start = blinkFree(226, from: epoch + 0.5, span: 1.1)
     #expect(speaker.isTurn(at: start) && speaker.isTurn(at: start + 1))
-    var talkingMouths: [[UInt8]] = [], silentFrames: [VideoFrame] = []
+    var talkingMouths: [[UInt8]] = [], silentFrames: [VideoFrame] = [], talkingFrames: [VideoFrame] = []
     for k in 0...15 {
         clock.now = start + Double(k) / 15
-        talkingMouths.append(region(try #require(try talking.nextFrame()), FaceSource.mouthBox))
+        talkingFrames.append(try #require(try talking.nextFrame()))
+        talkingMouths.append(region(talkingFrames[k], FaceSource.mouthBox))
         silentFrames.append(try #require(try silent.nextFrame()))
+    }
+    for frame in talkingFrames.dropFirst() {
+        #expect(differences(talkingFrames[0], frame).allSatisfy { inside($0, FaceSource.mouthBox) || inside($0, FaceSource.eyeBox) },
+                "the talking face changes only in its mouth (and eyes)")
     }
     let changes = zip(talkingMouths, talkingMouths.dropFirst()).filter { $0 != $1 }.count
     #expect(changes >= 5, "the speaker's mouth changed between \(changes) of 15 frame pairs")
