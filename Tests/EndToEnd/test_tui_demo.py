@@ -62,7 +62,10 @@ def test_m_flips_the_mute_indicator(demo):
 
 def test_c_changes_the_source_label(demo):
     s = demo(2)
-    s.wait_for(lambda sc: "[card]" in sc, what="initial source")
+    # The demo starts on your face, then c cycles through the test card, bars and clock.
+    s.wait_for(lambda sc: "[face]" in sc, what="initial source")
+    s.send("c")
+    s.wait_for(lambda sc: "[card]" in sc and "video card" in sc, what="card source")
     s.send("c")
     s.wait_for(lambda sc: "[bars]" in sc and "video bars" in sc, what="bars source")
     s.send("c")
@@ -79,7 +82,7 @@ def local_tile(screen):
 
 def test_v_turns_the_tile_to_its_placeholder(demo):
     s = demo(2)
-    s.wait_for(lambda sc: "video card" in sc and "▀" in local_tile(sc), what="local video drawn in half blocks")
+    s.wait_for(lambda sc: "video face" in sc and "▀" in local_tile(sc), what="local video drawn in half blocks")
     s.send("v")
     # the placeholder in the local tile says why there is no video, and no video cell is left there
     screen = s.wait_for(lambda sc: "video off" in label_line(sc, "(you) [") and "▀" not in local_tile(sc)

@@ -9,7 +9,8 @@ import Glibc
 /// `conftui demo`: a room to look at without any setup (the main job of `make run`).
 ///
 /// `--peers N` (the default, N = 3): starts the signaling server in this process on a free loopback port, joins N
-/// synthetic participants to it as real WebRTC peers (test cards, tones, talking turns), then joins you with the
+/// synthetic participants to it as real WebRTC peers (drawn faces and synthetic voices taking turns to talk,
+/// `DemoTalk`), then joins you with the
 /// room screen, and prints the URL a browser on this machine can open to join the same room.
 /// `--simulate N`: no network at all, a scripted room of N fake participants driving the same screen.
 let demoCommand = Command(
@@ -22,7 +23,7 @@ let demoCommand = Command(
         .value("host", "ADDR", "IPv4 address the demo's server listens on (default 127.0.0.1; 0.0.0.0: every interface, so others can join)"),
         SharedOptions.port("signaling server port (default 0: a free one)"),
         .value("name", "NAME", "your display name (default: your login name)"),
-        .value("camera", "SRC", "your video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (default: card)"),
+        .value("camera", "SRC", "your video source: auto, face, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (default: face)"),
         ColorChoice.option,
         SharedOptions.hostCandidates("addresses the peers use: 127.0.0.1 only, or every interface (default: all, so a browser can join)"),
         SharedOptions.log("append log lines here (server and every participant)"),
@@ -48,8 +49,11 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let color = try ColorChoice.parse(args)
     let start = MonotonicClock.now()
     let localName = LoginName.displayName(args.value("name"))
-    let video = try DemoVideo(localSource: args.value("camera") ?? "card", localName: localName, clock: { wallClockSeconds() })
-    var simulation = SimulatedRoom(count: count, churn: !args.has("static"))
+    // The conversation counts from now; the room's `now` (seconds since start) is the same clock's time since then.
+    let talk = DemoTalk(seats: count, epoch: wallClockSeconds())
+    let video = try DemoVideo(localSource: args.value("camera") ?? "face", localName: localName, talk: talk,
+                              clock: { wallClockSeconds() })
+    var simulation = SimulatedRoom(count: count, churn: !args.has("static"), talk: talk)
     let room = Room(roomName: "demo", localName: localName, sourceName: video.local.currentName)
     // No engine here: the simulated media does at once what a key asks and reports it back like the real call does.
     let reports = LocalMediaReports()
@@ -66,7 +70,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
         // The simulated participants share no screens: only main tiles have pictures.
         let p = tile.participant
         guard tile.isMain, p.videoOn else { return nil }
-        return video.frame(for: p.id, isLocal: p.isLocal, index: p.joinIndex, name: p.name)
+        return video.frame(for: p.id, isLocal: p.isLocal, name: p.name)
     }
     let app = RoomApp(room: room, server: "simulated", invite: nil, controls: controls, painter: painter,
                       useColor: color.allowsColor)
@@ -105,16 +109,19 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     let invite = Invite(webSocketURL: localURL, room: roomName,
                         reachableHosts: listenHost == "127.0.0.1" ? [] : Invite.reachableHosts(listeningOn: listenHost),
                         command: Invite.commandName())
-    let others = try SyntheticParticipants(count: count, url: localURL, room: roomName, hostCandidates: hosts,
-                                           log: { log.write("demo " + $0) })
+    // The conversation counts from now: every participant's voice and face, and Grace's mutes, share this epoch.
+    let talk = DemoTalk(seats: count, epoch: wallClockSeconds())
+    let others = try SyntheticParticipants(count: count, talk: talk, url: localURL, room: roomName,
+                                           hostCandidates: hosts, log: { log.write("demo " + $0) })
     defer { others.leave() }
-    others.startTalkingTurns()
+    others.startScriptedMutes()
 
     let name = LoginName.displayName(args.value("name"))
     var options = Call.Options()
     options.hostCandidates = hosts
     options.turnServer = try CallOptionsParsing.turnServer(args)
-    options.media.camera = args.value("camera") ?? "card"
+    // You: a still face with your name that blinks (no script: its mouth stays closed), unless --camera says otherwise.
+    options.media.camera = args.value("camera") ?? "face"
     options.media.participant = CallOptionsParsing.participantNumber(name ?? "you")
     options.media.displayName = name
     // You: the default ALSA microphone and speaker when there are any (you hear the participants' tones), else

@@ -13,7 +13,7 @@ let previewCommand = Command(
     name: "preview",
     summary: "show a video source in the terminal exactly as peers will see it (camera check)",
     options: [
-        .value("camera", "SRC", "video source: bars (default), card, clock, auto, /dev/videoN or file:PATH.y4m (played once)"),
+        .value("camera", "SRC", "video source: bars (default), face, card, clock, auto, /dev/videoN or file:PATH.y4m (played once)"),
         .value("size", "WxH", "tile size in cells (default: the terminal; 128x48 with --output)"),
         ColorChoice.option,
         .value("frames", "N", "stop after N frames (default: the whole file; other sources: forever, 300 with --output)"),

@@ -1,14 +1,18 @@
+import Engine
 import RoomModel
 
 /// A scripted room for development and tests (`conftui demo --simulate N`): N fake participants
-/// join one after another, take turns talking, one mutes for a while, and (in lively mode) the last
-/// one leaves and comes back every `churnPeriod` seconds. It produces the same `RoomEvent`s the real
-/// call does, so the same Room and UI code runs. Pure: the caller passes the time.
+/// join one after another, take turns talking as `talk` says (the same conversation as the networked demo's: their
+/// levels are their scripts' envelopes, and their tiles' faces move their mouths to the same scripts), Grace mutes
+/// as `talk` says (while still talking), and (in lively mode) the last one leaves and comes back every `churnPeriod`
+/// seconds. It produces the same `RoomEvent`s the real call does, so the same Room and UI code runs. Pure: the
+/// caller passes the time, in seconds since `talk.epoch`.
 struct SimulatedRoom {
     static let names = ["Ada", "Grace", "Linus", "Radia", "Ken", "Barbara", "Dennis", "Margaret",
                         "Edsger", "Frances", "Alan", "Hedy"]
     let count: Int
     let churn: Bool
+    let talk: DemoTalk
     static let churnPeriod = 40.0
     let localID = ParticipantID("local-0000")
 
@@ -17,10 +21,30 @@ struct SimulatedRoom {
     private var generation: [Int: Int] = [:]
     /// When each participant's current generation joined (a rejoin moves it).
     private var joinedAt: [Int: Double] = [:]
+    /// The mute state last told for each participant id (absent: not muted).
+    private var mutedTold: [ParticipantID: Bool] = [:]
 
-    init(count: Int, churn: Bool) {
+    init(count: Int, churn: Bool, talk: DemoTalk) {
         self.count = count
         self.churn = churn
+        self.talk = talk
+    }
+
+    /// Participant `k` (1-based, as in `id(_:)`) of an id this room made, whatever its generation; nil for others.
+    static func participantNumber(of id: ParticipantID) -> Int? {
+        let text = id.rawValue
+        guard text.count > 6, text.dropFirst(6).hasPrefix("-sim") else { return nil }
+        return Int(text.prefix(6))
+    }
+
+    /// What a meter would read for seat `k` at `t` (seconds since the epoch): the RMS of its voice over the last
+    /// 100 ms, from its script's envelope (`SpeechSource.voiceLevel` at full envelope), 0 while muted.
+    func level(seat k: Int, at t: Double) -> Double {
+        let wall = talk.epoch + t
+        guard !talk.isMuted(seat: k, at: wall) else { return 0 }
+        let script = talk.script(seat: k)
+        let meanSquare = (0..<10).map { i in pow(script.envelope(at: wall - Double(i) * 0.01), 2) }.reduce(0, +) / 10
+        return SpeechSource.voiceLevel * meanSquare.squareRoot()
     }
 
     func id(_ k: Int, generation g: Int = 0) -> ParticipantID {
@@ -43,6 +67,8 @@ struct SimulatedRoom {
         once("join", [.joined(you: localID, peers: [])])
         for k in 1...max(1, count) where count > 0 {
             let g = generation[k] ?? 0
+            // An odd generation is one that has left and not yet come back (lively mode, below): nobody to join.
+            guard g % 2 == 0 else { continue }
             let pid = id(k, generation: g)
             let t0 = joinedAt[k] ?? joinTime(k)
             if t >= t0 {
@@ -51,14 +77,15 @@ struct SimulatedRoom {
             if t >= t0 + 0.1 { once("connecting-\(k)-\(g)", [.connectionChanged(pid, .connecting)]) }
             if t >= t0 + 0.6 { once("connected-\(k)-\(g)", [.connectionChanged(pid, .connected)]) }
         }
-        // Participant 2 (or 1) mutes from 8 s to 12 s in every 20 s.
-        if count >= 1 {
-            let k = min(2, count)
+        // Grace's scripted mute (DemoTalk), told again to a new generation that rejoins while she is muted.
+        if count >= 2 {
+            let k = DemoTalk.mutingSeat + 1
             let pid = id(k, generation: generation[k] ?? 0)
-            let phase = t.truncatingRemainder(dividingBy: 20)
-            let muted = phase >= 8 && phase < 12
-            let key = "mute-\(k)-\(Int(t / 20))-\(muted)"
-            if t >= 8 { once(key, [.remoteMediaChanged(pid, audioMuted: muted, videoOn: nil)]) }
+            let muted = talk.isMuted(seat: k - 1, at: talk.epoch + t)
+            if emitted.contains("new-\(k)-\(generation[k] ?? 0)"), muted != (mutedTold[pid] ?? false) {
+                mutedTold[pid] = muted
+                out.append(.remoteMediaChanged(pid, audioMuted: muted, videoOn: nil))
+            }
         }
         // Lively mode: the last participant leaves at 30 s of every 40 s and rejoins 3 s later
         // with a new socketId, as a real reconnect does.
@@ -77,17 +104,15 @@ struct SimulatedRoom {
                 out += [.peerJoined(pid), .nameChanged(pid, SimulatedRoom.names[(count - 1) % SimulatedRoom.names.count])]
             }
         }
-        // Ten times a second: audio levels (participants talk in turns of 3 s) and, once a second, stats.
+        // Ten times a second: audio levels (participant k says seat k - 1's script; you are silent) and, once a
+        // second, stats.
         let tick = (t * 10).rounded(.down) / 10
         if tick > lastTick {
             let statsDue = Int(tick) != Int(lastTick)
             lastTick = tick
-            let speaker = Int(tick / 3) % max(1, count + 1)   // 0 is the local participant
             for k in 0...count {
                 let pid = k == 0 ? localID : id(k, generation: generation[k] ?? 0)
-                let wobble = 0.5 + 0.5 * sin(tick * 7 + Double(k))
-                let level = k == speaker ? 0.15 + 0.35 * wobble : 0.01 * wobble
-                out.append(.audioLevel(pid, level: level, at: tick))
+                out.append(.audioLevel(pid, level: k == 0 ? 0 : level(seat: k - 1, at: tick), at: tick))
                 if statsDue && k > 0 {
                     out.append(.statsUpdated(pid, MediaStats(
                         fps: 15 - Double(k % 3), kbps: 280 + Double(k * 17 % 60), rttMs: 18 + Double(k * 7 % 30),

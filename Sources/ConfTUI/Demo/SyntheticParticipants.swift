@@ -3,26 +3,31 @@ import Foundation
 import Synchronization
 
 /// The demo's other participants: real WebRTC peers in this process (each a `RoomSession` with its own `Call`,
-/// exactly what `conftui bot` runs), each with its own test card colour and tone. They take turns talking, 3 s
-/// each, so the speaking highlight moves around the grid as it would in a meeting.
+/// exactly what `conftui bot` runs). Each shows a drawn face with its name (`--camera face`) and talks with a
+/// synthetic voice (`MicrophoneChoice.speech`), both from its seat's script in `talk`: they take turns of 4 s, so the
+/// speaking mark moves around the grid as it would in a meeting, and the mouths move with the voices. The one
+/// scripted mute (Grace's, `DemoTalk`) is carried out here, through her call as the `m` key would.
 final class SyntheticParticipants: Sendable {
     static let names = ["Ada", "Grace", "Linus", "Radia", "Ken", "Barbara", "Dennis", "Margaret", "Edsger", "Frances", "Alan"]
-    static let turnSeconds = 3.0
     let sessions: [any RoomSession]
+    let talk: DemoTalk
     private let running = Atomic<Bool>(false)
     private let finished = Mutex<Bool>(true)
 
-    /// Joins `count` participants to `room` on `url`, one after another (join order = grid order).
-    init(count: Int, url: String, room: String, hostCandidates: Call.HostCandidates, log: @escaping @Sendable (String) -> Void) throws {
+    /// Joins `count` participants to `room` on `url`, one after another (join order = grid order = seat order in `talk`).
+    init(count: Int, talk: DemoTalk, url: String, room: String, hostCandidates: Call.HostCandidates,
+         log: @escaping @Sendable (String) -> Void) throws {
+        self.talk = talk
         var sessions: [any RoomSession] = []
         for k in 0..<count {
             let name = Self.names[k % Self.names.count]
             var options = Call.Options()
             options.hostCandidates = hostCandidates
-            options.media.camera = "demo-card"    // the whole picture moves, as a person does
+            options.media.camera = "face"
             options.media.participant = CallOptionsParsing.participantNumber(name)
-            // A chord of distinct tones (330, 440, 550, ... Hz): each speaker is recognisable.
-            options.media.toneHz = 330 + 110 * Double(k)
+            options.media.displayName = name
+            // The voice and the face's mouth say the same script.
+            options.media.audioInput = .speech(talk.script(seat: k))
             options.log = { log("\(name): " + $0) }
             let session = try RoomSessions.open(.init(url: url, room: room, name: name), callOptions: options,
                                                log: { log("\(name): " + $0) })
@@ -37,25 +42,28 @@ final class SyntheticParticipants: Sendable {
         self.sessions = sessions
     }
 
-    /// Starts the talking turns: participant k talks while the others are muted (they send silence, as a muted
-    /// microphone does).
-    func startTalkingTurns() {
+    /// Starts carrying out the scripted mutes (`DemoTalk.isMuted`): a thread that looks ten times a second and mutes
+    /// or unmutes a participant's call when the script says so. The talking itself needs no thread: each call's
+    /// microphone and camera follow the script on their own.
+    func startScriptedMutes() {
         guard !running.exchange(true, ordering: .acquiringAndReleasing), !sessions.isEmpty else { return }
         finished.withLock { $0 = false }
         let thread = Thread { [self] in
-            let start = MediaPipeline.wallClock()
-            var speaking = -1
+            var muted = [Bool](repeating: false, count: sessions.count)
             while running.load(ordering: .acquiring) {
-                let turn = Int((MediaPipeline.wallClock() - start) / Self.turnSeconds) % sessions.count
-                if turn != speaking {
-                    speaking = turn
-                    for (k, s) in sessions.enumerated() { s.call.media.setMuted(k != turn) }
+                let now = MediaPipeline.wallClock()
+                for (k, s) in sessions.enumerated() {
+                    let wanted = talk.isMuted(seat: k, at: now)
+                    if wanted != muted[k] {
+                        muted[k] = wanted
+                        s.call.media.setMuted(wanted)
+                    }
                 }
                 usleep(100_000)
             }
             finished.withLock { $0 = true }
         }
-        thread.name = "demo-turns"
+        thread.name = "demo-mutes"
         thread.start()
     }
 

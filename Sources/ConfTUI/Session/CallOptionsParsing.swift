@@ -8,7 +8,7 @@ enum CallOptionsParsing {
         .value("stun", "URL", "STUN server for server-reflexive candidates: stun:HOST[:PORT] (default: none)"),
     ] + turnSpecs + [
         SharedOptions.hostCandidates("127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
-        .value("camera", "SRC", "video source: auto, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (c cycles through them)"),
+        .value("camera", "SRC", "video source: auto, face, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (c cycles through them)"),
         .value("size", "WxH", "picture size sent, \(pictureWidths.lowerBound)x\(pictureHeights.lowerBound) to \(pictureWidths.upperBound)x\(pictureHeights.upperBound), even numbers; the camera or file is scaled to it (default: 320x240)"),
         .value("max-video-kbps", "N", "most video bit rate per encoding, 30 to 2500 kbit/s; congestion control sends less when the path carries less (default: 300)"),
         SharedOptions.log("append log lines here"),

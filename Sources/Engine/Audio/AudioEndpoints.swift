@@ -3,6 +3,8 @@
 public enum AudioInput {
     case device(AlsaPCM)
     case tone(ToneSource)
+    /// A synthetic talker (the demo's participants): `SpeechSource`.
+    case speech(SpeechSource)
     case silence
 
     /// Opens the capture device, or falls back to `fallbackTone` Hz (0: silence) when it cannot.
@@ -18,7 +20,7 @@ public enum AudioInput {
         }
     }
 
-    /// The next 20 ms. A device paces the caller; a tone or silence returns at once, so the
+    /// The next 20 ms. A device paces the caller; a tone, speech or silence returns at once, so the
     /// caller's own 20 ms clock paces those.
     public mutating func nextFrame() -> AudioFrame {
         switch self {
@@ -29,6 +31,10 @@ public enum AudioInput {
         case .tone(var tone):
             let frame = tone.nextFrame()
             self = .tone(tone)
+            return frame
+        case .speech(var speech):
+            let frame = speech.nextFrame()
+            self = .speech(speech)
             return frame
         case .silence:
             return .silence

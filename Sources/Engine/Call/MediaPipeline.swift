@@ -19,9 +19,18 @@ public enum MicrophoneChoice: Sendable, Equatable {
     /// SSH), a `fallbackToneHz` tone is sent instead, or digital silence when that is 0; `LocalMediaSnapshot.audioInputNote`
     /// says which and why.
     case device(name: String, fallbackToneHz: Double)
+    /// A synthetic talker saying `script` (`SpeechSource`; the demo's participants). A `face` camera in the same call
+    /// moves its mouth from the same script, so the picture and the sound agree.
+    case speech(SpeechScript)
     /// No audio at all: no Opus packets leave, and the call offers/answers audio as recvonly (RFC 3264 §5.1), so
     /// peers know there is no stream to wait for; their audio is still received.
     case none
+
+    /// The script a `.speech` microphone says (nil for the others): the `face` camera's mouth follows it.
+    public var speechScript: SpeechScript? {
+        if case .speech(let script) = self { return script }
+        return nil
+    }
 }
 
 /// The local media of a call: one video source (switchable) and one microphone, **VP8 and Opus encoders shared by all
@@ -38,9 +47,9 @@ public final class MediaPipeline: Sendable {
         public var frameRate = 15.0
         /// The microphone; a 440 Hz tone by default (what `conftui bot` sends).
         public var audioInput = MicrophoneChoice.tone(hz: 440)
-        /// Picks the test card's colour.
+        /// Picks the test card's colour and the face's looks.
         public var participant: UInt8 = 0
-        /// The name the test card draws large (nil: the colour alone), so a demo tile reads as a person first.
+        /// The name the test card and the face draw large (nil: none), so a demo tile reads as a person first.
         public var displayName: String?
         public var videoBitrateKbps = 300
         public init() {}
@@ -52,7 +61,7 @@ public final class MediaPipeline: Sendable {
                 switch audioInput {
                 case .tone(let hz): return hz
                 case .device(_, let fallback): return fallback
-                case .none: return 0
+                case .speech, .none: return 0
                 }
             }
             set { audioInput = .tone(hz: newValue) }
@@ -96,7 +105,7 @@ public final class MediaPipeline: Sendable {
         // Open once here so a bad --camera fails the command, not a thread later.
         _ = try SourceCatalog.open(options.camera, width: options.width, height: options.height, frameRate: options.frameRate,
                                    participant: options.participant, displayName: options.displayName,
-                                   clock: MediaPipeline.wallClock)
+                                   speech: options.audioInput.speechScript, clock: MediaPipeline.wallClock)
         let (input, note) = Self.openMicrophone(options.audioInput)
         let toneHz = Self.toneHz(of: input)
         microphone = Mutex(input)
@@ -109,6 +118,9 @@ public final class MediaPipeline: Sendable {
         switch choice {
         case .tone(let hz): return AudioInput.open(device: nil, fallbackTone: hz)
         case .device(let name, let fallback): return AudioInput.open(device: name, fallbackTone: fallback)
+        case .speech(let script):
+            return (.speech(SpeechSource(script: script, clock: MediaPipeline.wallClock)),
+                    "microphone: synthetic speech (seat \(script.seat + 1) of \(script.seats), \(Int(script.pitchHz)) Hz voice)")
         case .none: return (nil, "microphone: none (no audio sent)")
         }
     }
@@ -267,7 +279,7 @@ public final class MediaPipeline: Sendable {
             for name in SourceCatalog.switchOrder(initial: o.camera, cameras: cameras) {
                 if let source = try? SourceCatalog.open(name, width: o.width, height: o.height, frameRate: o.frameRate,
                                                         participant: o.participant, displayName: o.displayName,
-                                                        clock: MediaPipeline.wallClock) {
+                                                        speech: o.audioInput.speechScript, clock: MediaPipeline.wallClock) {
                     entries.append(.init(name: name, source: source))
                 }
             }

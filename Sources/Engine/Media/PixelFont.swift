@@ -56,15 +56,21 @@ enum PixelFont {
 
     /// Draws `text` (upper-cased; characters without a glyph as "?") with its top-left corner at (x, y).
     static func draw(_ text: String, on canvas: inout I420Canvas, x: Int, y: Int, scale: Int, yuv: (UInt8, UInt8, UInt8)) {
+        draw(text, on: &canvas, x: x, y: y, scaleX: scale, scaleY: scale, yuv: yuv)
+    }
+
+    /// The same with glyph pixels `scaleX` wide and `scaleY` tall (a name that must fit the width keeps its height).
+    static func draw(_ text: String, on canvas: inout I420Canvas, x: Int, y: Int, scaleX: Int, scaleY: Int,
+                     yuv: (UInt8, UInt8, UInt8)) {
         var cx = x
         for ch in text.uppercased() {
             let rows = glyphs[ch] ?? glyphs["?"]!
             for (r, row) in rows.enumerated() {
                 for (c, pixel) in row.enumerated() where pixel == "#" {
-                    canvas.fill(x: cx + c * scale, y: y + r * scale, w: scale, h: scale, yuv: yuv)
+                    canvas.fill(x: cx + c * scaleX, y: y + r * scaleY, w: scaleX, h: scaleY, yuv: yuv)
                 }
             }
-            cx += (glyphWidth + 1) * scale
+            cx += (glyphWidth + 1) * scaleX
         }
     }
 }

@@ -1,12 +1,13 @@
 import EngineTransport
 /// Video source names, the same for every `--camera` option:
-/// `auto` (the first camera, else `card`), `card` (the test card), `bars`, `clock`,
-/// `file:PATH.y4m` (looping), `/dev/videoN`.
+/// `auto` (the first camera, else `card`), `face` (a drawn person), `card` (the test card), `demo-card`, `bars`,
+/// `clock`, `file:PATH.y4m` (looping), `/dev/videoN`.
 public enum SourceCatalog {
     public static let synthetic = ["card", "bars", "clock"]
 
     /// What `c` (switch camera) cycles through: cameras first, then the synthetic sources, with
-    /// `initial` (resolved from `auto`) where it falls in that order, or first when it is a file.
+    /// `initial` (resolved from `auto`) where it falls in that order, or first when it is not in it (a file, `face`:
+    /// the demo's face → card → bars → clock).
     public static func switchOrder(initial: String, cameras: [String]) -> [String] {
         var order = cameras + synthetic
         let resolved = resolve(initial, cameras: cameras)
@@ -19,10 +20,15 @@ public enum SourceCatalog {
         name == "auto" ? (cameras.first ?? "card") : name
     }
 
-    /// Opens a source by name. `participant` picks the test card's colour; `displayName` is the name the card shows.
+    /// Opens a source by name. `participant` picks the test card's colour and the face's looks; `displayName` is the
+    /// name the card and the face show; `speech` moves the face's mouth (the script the call's microphone says).
     public static func open(_ name: String, width: Int, height: Int, frameRate: Double, participant: UInt8 = 0,
-                            displayName: String? = nil, clock: @escaping @Sendable () -> Double) throws(EngineError) -> VideoSource {
+                            displayName: String? = nil, speech: SpeechScript? = nil,
+                            clock: @escaping @Sendable () -> Double) throws(EngineError) -> VideoSource {
         switch name {
+        case "face":
+            return try FaceSource(width: width, height: height, frameRate: frameRate, participant: participant,
+                                  name: displayName, speech: speech, clock: clock)
         case "card":
             return try TestCardSource(width: width, height: height, frameRate: frameRate, participant: participant,
                                       name: displayName, clock: clock)
@@ -35,7 +41,8 @@ public enum SourceCatalog {
             return try ClockSource(width: width, height: height, frameRate: frameRate, clock: clock)
         case "auto":
             return try open(resolve(name, cameras: V4L2Camera.list().map(\.path)), width: width, height: height,
-                            frameRate: frameRate, participant: participant, displayName: displayName, clock: clock)
+                            frameRate: frameRate, participant: participant, displayName: displayName, speech: speech,
+                            clock: clock)
         default:
             if name.hasPrefix("file:") {
                 return try LoopingFileSource(path: String(name.dropFirst(5)))
@@ -43,7 +50,7 @@ public enum SourceCatalog {
             if name.hasPrefix("/dev/video") {
                 return try V4L2Camera(path: name, width: width, height: height, frameRate: frameRate, clock: clock)
             }
-            throw .invalidArgument("unknown video source '\(name)': use auto, card, demo-card, bars, clock, file:PATH.y4m or /dev/videoN")
+            throw .invalidArgument("unknown video source '\(name)': use auto, face, card, demo-card, bars, clock, file:PATH.y4m or /dev/videoN")
         }
     }
 }
