@@ -1,5 +1,5 @@
 """The demo reads as a call (#28), checked on the real binary's screen in a 120x40 tmux: every participant's tile
-shows a face (a head lighter or darker than its background, dark eyes in the eye box, a name band with light
+shows a face (a head lighter or darker than its background, eyes that stand out from the skin, a name band with light
 letters), the speaker's mouth moves while their ◆ is on and a silent participant's mouth does not move at all, and
 the speaker mark never shares a label with "muted" while Grace mutes herself mid-sentence (the demo's script:
 Sources/ConfTUI/Demo/SyntheticParticipants.swift).
@@ -45,7 +45,7 @@ def tile(screen, name):
     """(label text, picture pixels) of `name`'s tile, or None when its label is not on the screen."""
     at = None
     for mark in ("◆ ", "  "):
-        at = screen.find(mark + name + " ·")
+        at = screen.find(mark + name + " ·") or screen.find(mark + name + " (you) ·")
         if at:
             break
     if not at:
@@ -78,7 +78,7 @@ def crop(picture, box):
 
 
 def looks_like_a_face(picture):
-    """A head that stands out from the background, eyes darker than the skin around them, light letters on the band."""
+    """A head that stands out from the background, eyes unlike the skin around them, light letters on a dark band."""
     h, w = picture.shape[:2]
     corner = picture[: max(1, h // 10), : max(1, w // 10)].reshape(-1, 3).mean(axis=0)
     head = crop(picture, (0.42, 0.3, 0.16, 0.08)).reshape(-1, 3).mean(axis=0)   # the cheeks and nose, between eyes and mouth
@@ -87,8 +87,9 @@ def looks_like_a_face(picture):
     reasons = []
     if np.abs(head - corner).sum() < 60:
         reasons.append(f"head {head.round()} like the background {corner.round()}")
-    if eyes.min() > head.sum() - 150:
-        reasons.append(f"no dark eye pixel (darkest {eyes.min()}, skin {head.sum():.0f})")
+    # Eyes stand out from the skin around them: dark pupils on a light face, light whites on a dark one.
+    if np.abs(eyes - head.sum()).max() < 60:
+        reasons.append(f"no eye pixel unlike the skin (eyes {eyes.min()}..{eyes.max()}, skin {head.sum():.0f})")
     if (band > 600).mean() < 0.05 or (band < 300).mean() < 0.3:
         reasons.append(f"no light letters on a dark band ({(band > 600).mean():.2f} light, {(band < 300).mean():.2f} dark)")
     return reasons
@@ -106,7 +107,7 @@ def test_the_demo_shows_faces_whose_mouths_move_with_their_speech_and_never_mark
             end = time.monotonic() + CAPTURE_SECONDS
             while time.monotonic() < end:
                 screen = capture(session)
-                shots.append({n: tile(screen, n) for n in NAMES})
+                shots.append({n: tile(screen, n) for n in NAMES + ("Sam",)})
                 time.sleep(0.1)
             check(shots)
             session.send("q")
@@ -116,11 +117,13 @@ def test_the_demo_shows_faces_whose_mouths_move_with_their_speech_and_never_mark
 
 
 def check(shots):
-    seen = {n: [s[n] for s in shots if s[n] and s[n][1] is not None and s[n][1].size] for n in NAMES}
-    for name in NAMES:
+    seen = {n: [s[n] for s in shots if s[n] and s[n][1] is not None and s[n][1].size] for n in NAMES + ("Sam",)}
+    # Your own tile too (a still face: it once kept the holes curses left in it, see RoomView).
+    for name in NAMES + ("Sam",):
         assert len(seen[name]) > len(shots) * 0.9, f"{name}'s tile missing from {len(shots) - len(seen[name])} captures"
-        problems = looks_like_a_face(seen[name][-1][1])
-        assert not problems, f"{name}'s tile does not show a face: {problems}"
+        # Any of the last captures (the latest may catch a blink).
+        problems = [looks_like_a_face(picture) for _, picture in seen[name][-5:]]
+        assert not all(problems), f"{name}'s tile does not show a face: {problems[-1]}"
     # ◆ and "muted" never on one label; Grace was seen speaking and seen muted, so the rule was put to the test.
     labels = [s[n][0] for s in shots for n in NAMES if s[n]]
     both = [l for l in labels if "◆" in l and "muted" in l]

@@ -86,7 +86,9 @@ def check_overlays(s, record):
             s.wait_for(lambda sc: "╭" not in sc, what=f"{key!r} closes")
 
 
-@pytest.mark.parametrize("mode", ["demo --simulate 4", "demo --peers 3"])
+# The moving test card everywhere (the demo's faces are still but for mouths and eyes): every video cell changes.
+@pytest.mark.parametrize("mode", ["demo --simulate 4 --camera demo-card --peer-camera demo-card",
+                                  "demo --peers 3 --camera demo-card --peer-camera demo-card"])
 def test_overlays_leave_the_video_playing(mode):
     s = TmuxSession(f"{conftui_bin()} {mode}", WIDTH, HEIGHT)
     try:

@@ -445,7 +445,7 @@ def switch_camera_and_check(room: Room, subject: Sender) -> None:
     already in flight when the key was pressed may still carry cards: the baseline moves with each card seen)."""
     join = room.joins[subject.key]
     join.send("c")
-    join.wait_screen(lambda sc: f"{subject.key} (you) [bars]" in sc, 5, "the local tile says [bars]")
+    join.wait_screen(lambda sc: f"{subject.key} (you) · [bars]" in sc, 5, "the local tile says [bars]")
     settled = time.time() + SETTLE
     last_card: dict[str, tuple[int, int]] = {}   # receiver -> (cards, frames) when its card count last changed
 

@@ -37,7 +37,7 @@ def test_grid_shows_every_tile_with_its_label_three_per_row(demo):
     screen = s.wait_for(lambda sc: all_joined(sc, 4) and sc.count("connected") >= 4, what="4 peers connected")
     # every tile shows video: half-block cells above each label row
     lines = screen.splitlines()
-    for name in ["(you) [", "Linus"]:
+    for name in ["(you) · [", "Linus"]:
         row = next(i for i, l in enumerate(lines) if name in l)
         assert any("▀" in l or "▄" in l for l in lines[max(0, row - 6):row]), f"no video above {name}"
     # Own tile first, then join order, three per row: the first label row holds you, Ada, Grace.
@@ -55,9 +55,9 @@ def test_m_flips_the_mute_indicator(demo):
     s.wait_for(lambda sc: "mic on" in sc, what="status bar")
     s.send("m")
     screen = s.wait_for(lambda sc: "mic MUTED" in sc, what="mic MUTED")
-    assert "muted" in label_line(screen, "(you) [")
+    assert "muted" in label_line(screen, "(you) · [")
     s.send("m")
-    s.wait_for(lambda sc: "mic on" in sc and "muted" not in label_line(sc, "(you) ["), what="mic on again")
+    s.wait_for(lambda sc: "mic on" in sc and "muted" not in label_line(sc, "(you) · ["), what="mic on again")
 
 
 def test_c_changes_the_source_label(demo):
@@ -75,7 +75,7 @@ def test_c_changes_the_source_label(demo):
 def local_tile(screen):
     """The local tile's cells: the first third of the columns, above its label row."""
     lines = screen.splitlines()
-    label_row = next(i for i, l in enumerate(lines) if "(you) [" in l)
+    label_row = next(i for i, l in enumerate(lines) if "(you) · [" in l)
     width = max(len(l) for l in lines) // 3
     return "\n".join(l[:width] for l in lines[:label_row])
 
@@ -85,7 +85,7 @@ def test_v_turns_the_tile_to_its_placeholder(demo):
     s.wait_for(lambda sc: "video face" in sc and "▀" in local_tile(sc), what="local video drawn in half blocks")
     s.send("v")
     # the placeholder in the local tile says why there is no video, and no video cell is left there
-    screen = s.wait_for(lambda sc: "video off" in label_line(sc, "(you) [") and "▀" not in local_tile(sc)
+    screen = s.wait_for(lambda sc: "video off" in label_line(sc, "(you)") and "▀" not in local_tile(sc)
                         and "video off" in local_tile(sc), what="video off: the local tile shows its placeholder")
     assert "▀" in screen, "the other tiles still show video"
     assert "│ video off │" in screen.splitlines()[-1], "the status bar says so too"
@@ -157,7 +157,7 @@ def test_a_crash_signal_restores_the_terminal(demo):
 def test_the_grid_works_on_common_terminals_and_colour_modes(demo, term, extra):
     s = TmuxSession(f"{conftui_bin()} demo --simulate 2 --static {extra}", 100, 30, env={"TERM": term})
     try:
-        screen = s.wait_for(lambda sc: all_joined(sc, 2) and "(you) [" in sc, what=f"grid under TERM={term} {extra}")
+        screen = s.wait_for(lambda sc: all_joined(sc, 2) and "(you) · [" in sc, what=f"grid under TERM={term} {extra}")
         assert "▀" in screen or "▄" in screen or "█" in screen, "video cells drawn"
         if "mono" in extra:
             colours = s.capture(escapes=True)

@@ -24,6 +24,7 @@ let demoCommand = Command(
         SharedOptions.port("signaling server port (default 0: a free one)"),
         .value("name", "NAME", "your display name (default: your login name)"),
         .value("camera", "SRC", "your video source: auto, face, card, demo-card, bars, clock, file:PATH.y4m, /dev/videoN (default: face)"),
+        .value("peer-camera", "SRC", "the synthetic participants' video: face, card, demo-card, bars or clock (default: face; tests use card)"),
         ColorChoice.option,
         SharedOptions.hostCandidates("addresses the peers use: 127.0.0.1 only, or every interface (default: all, so a browser can join)"),
         SharedOptions.log("append log lines here (server and every participant)"),
@@ -52,7 +53,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     // The conversation counts from now; the room's `now` (seconds since start) is the same clock's time since then.
     let talk = DemoTalk(seats: count, epoch: wallClockSeconds())
     let video = try DemoVideo(localSource: args.value("camera") ?? "face", localName: localName, talk: talk,
-                              clock: { wallClockSeconds() })
+                              peerCamera: try peerCamera(args), clock: { wallClockSeconds() })
     var simulation = SimulatedRoom(count: count, churn: !args.has("static"), talk: talk)
     let room = Room(roomName: "demo", localName: localName, sourceName: video.local.currentName)
     // No engine here: the simulated media does at once what a key asks and reports it back like the real call does.
@@ -112,7 +113,7 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     // The conversation counts from now: every participant's voice and face, and Grace's mutes, share this epoch.
     let talk = DemoTalk(seats: count, epoch: wallClockSeconds())
     let others = try SyntheticParticipants(count: count, talk: talk, url: localURL, room: roomName,
-                                           hostCandidates: hosts, log: { log.write("demo " + $0) })
+                                           hostCandidates: hosts, camera: try peerCamera(args), log: { log.write("demo " + $0) })
     defer { others.leave() }
     others.startScriptedMutes()
 
@@ -140,6 +141,15 @@ private func runNetworkedDemo(_ args: ParsedArguments) throws -> Int32 {
     let status = try screen.run()
     _ = line.withCString { write(1, $0, strlen($0)) }
     return status
+}
+
+/// `--peer-camera`: one of the synthetic sources (a device or a file would be shared by every participant).
+private func peerCamera(_ args: ParsedArguments) throws -> String {
+    let name = args.value("peer-camera") ?? "face"
+    guard ["face", "card", "demo-card", "bars", "clock"].contains(name) else {
+        throw UsageError("--peer-camera takes face, card, demo-card, bars or clock, not '\(name)'")
+    }
+    return name
 }
 
 func wallClockSeconds() -> Double {

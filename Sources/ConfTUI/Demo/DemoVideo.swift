@@ -10,13 +10,17 @@ final class DemoVideo {
     let frameRate = 15.0
     private let clock: @Sendable () -> Double
     private let talk: DemoTalk
+    /// The simulated participants' source: `face`, or another synthetic one (`--peer-camera`).
+    private let peerCamera: String
     private var sources: [ParticipantID: VideoSource] = [:]
     private var latest: [ParticipantID: (frame: VideoFrame, at: Double)] = [:]
     let local: SourceSwitcher
 
     /// - Parameter clock: wall-clock seconds, the time base of `talk`.
-    init(localSource: String, localName: String?, talk: DemoTalk, clock: @escaping @Sendable () -> Double) throws {
+    init(localSource: String, localName: String?, talk: DemoTalk, peerCamera: String = "face",
+         clock: @escaping @Sendable () -> Double) throws {
         self.clock = clock
+        self.peerCamera = peerCamera
         self.talk = talk
         let names = SourceCatalog.switchOrder(initial: localSource, cameras: [])
         var entries: [SourceSwitcher.Entry] = []
@@ -39,9 +43,12 @@ final class DemoVideo {
             frame = try? local.nextFrame()
         } else {
             if sources[id] == nil, let k = SimulatedRoom.participantNumber(of: id) {
-                sources[id] = try? FaceSource(width: width, height: height, frameRate: frameRate,
-                                              participant: CallOptionsParsing.participantNumber(name ?? ""), name: name,
-                                              speech: talk.script(seat: k - 1), clock: clock)
+                let participant = CallOptionsParsing.participantNumber(name ?? "")
+                sources[id] = peerCamera == "face"
+                    ? try? FaceSource(width: width, height: height, frameRate: frameRate, participant: participant, name: name,
+                                      speech: talk.script(seat: k - 1), clock: clock)
+                    : try? SourceCatalog.open(peerCamera, width: width, height: height, frameRate: frameRate,
+                                              participant: participant, displayName: name, clock: clock)
             }
             frame = (try? sources[id]?.nextFrame()).flatMap { $0 }
         }

@@ -15,7 +15,8 @@ final class SyntheticParticipants: Sendable {
     private let finished = Mutex<Bool>(true)
 
     /// Joins `count` participants to `room` on `url`, one after another (join order = grid order = seat order in `talk`).
-    init(count: Int, talk: DemoTalk, url: String, room: String, hostCandidates: Call.HostCandidates,
+    /// `camera` is their video source: `face` (the default) or another synthetic one (`demo --peer-camera`).
+    init(count: Int, talk: DemoTalk, url: String, room: String, hostCandidates: Call.HostCandidates, camera: String = "face",
          log: @escaping @Sendable (String) -> Void) throws {
         self.talk = talk
         var sessions: [any RoomSession] = []
@@ -23,7 +24,7 @@ final class SyntheticParticipants: Sendable {
             let name = Self.names[k % Self.names.count]
             var options = Call.Options()
             options.hostCandidates = hostCandidates
-            options.media.camera = "face"
+            options.media.camera = camera
             options.media.participant = CallOptionsParsing.participantNumber(name)
             options.media.displayName = name
             // The voice and the face's mouth say the same script.

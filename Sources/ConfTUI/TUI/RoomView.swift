@@ -68,8 +68,11 @@ final class RoomView {
         }
         // A tile that stops showing video still has the old video cells on the terminal, where
         // curses believes there are blanks: repaint everything once so the placeholder is clean.
+        // A tile that starts showing video had a placeholder curses now erases, and curses erases with "clear to end of
+        // line" across whole rows, through the other tiles' video the painter believes is still there (a still picture,
+        // such as a face, then kept the holes for good): repaint everything once then too.
         let videoNow = Set(videoTiles.map(\.0.id))
-        if !lastVideo.subtracting(videoNow).isEmpty {
+        if videoNow != lastVideo {
             curses.forceFullRepaint()
             painter?.invalidate()
         }
