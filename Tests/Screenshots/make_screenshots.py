@@ -55,6 +55,7 @@ SCENES = [
     Scene("stats-overlay", ("s",), lambda t: "call statistics" in t and all(n in t for n in PEERS),
           "the statistics overlay"),
     Scene("help", ("?",), lambda t: "conftui keys" in t and "quit at once" in t, "the help overlay"),
+    Scene("invite", ("i",), lambda t: "invite others to room" in t and "terminal  conftui join" in t, "the invite overlay"),
 ]
 
 
@@ -110,7 +111,9 @@ def main():
         return 2
 
     command = f"{binary} demo --peers {len(PEERS)} --name Sam --port {demo_port()}"
-    session = TmuxSession(command, WIDTH, HEIGHT, env={"TERM": "xterm-256color", "COLORTERM": "truecolor"})
+    # The binary's folder first on PATH: the invite then says `conftui join ...`, as it does for an installed conftui.
+    path = f"{binary.parent}:{os.environ.get('PATH', '')}"
+    session = TmuxSession(command, WIDTH, HEIGHT, env={"TERM": "xterm-256color", "COLORTERM": "truecolor", "PATH": path})
     try:
         for i, scene in enumerate(SCENES):
             if i > 0:
