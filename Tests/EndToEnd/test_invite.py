@@ -1,7 +1,8 @@
 """`i` in the demo shows how others join (#28): the browser URL and the exact `conftui join` command line. The test
 reads both back from the screen, runs the printed command verbatim in a second terminal (a person pasting it), and
 runs a bot with the same words (`join` → `bot`), and checks that both arrive in the room: the demo's screen gains
-their tiles, the pasted terminal shows the demo's participants, the bot decodes their video."""
+their tiles, the pasted terminal shows the demo's participants (and its own `i` the same invite), the bot decodes
+their video."""
 
 import json
 import pathlib
@@ -68,6 +69,10 @@ def run_invite(demo, sessions, tmp_path):
                         what="the pasted join sees Ada and Sam connected")
         demo.wait_for(lambda sc: "2 peers" in sc and sc.count("connected") >= 2, timeout=20,
                       what="the demo shows the visitor's tile")
+        # `join` invites to the same room the same way.
+        pasted.send("i")
+        joined = invite_lines(pasted.wait_for(lambda sc: "terminal  " in sc, what="the invite box in join"))
+        assert joined == invite, (joined, invite)
 
         # A bot with the same words.
         report = tmp_path / "bot.json"
