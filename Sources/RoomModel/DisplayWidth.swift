@@ -68,6 +68,36 @@ public enum DisplayWidth {
         return kept
     }
 
+    /// `text` broken into rows of at most `columns` columns: after a space where there is one in the row, else between
+    /// characters (a word longer than a row is split, a wide character never is). Always at least one row.
+    public static func wrap(_ text: String, columns: Int) -> [String] {
+        guard columns > 0 else { return [""] }
+        var rows: [String] = []
+        var row: [Character] = []
+        var used = 0
+        for c in text {
+            let w = of(c)
+            if used + w > columns && !row.isEmpty {
+                // Break after the last space of the row, carrying the started word over, when the row has one.
+                if c != " ", let space = row.lastIndex(of: " "), space > 0 {
+                    let carried = Array(row[(space + 1)...])
+                    rows.append(String(row[..<space]))
+                    row = carried
+                    used = carried.reduce(0) { $0 + of($1) }
+                } else {
+                    rows.append(String(row))
+                    row = []
+                    used = 0
+                }
+                if c == " " && row.isEmpty { continue }
+            }
+            row.append(c)
+            used += w
+        }
+        rows.append(String(row))
+        return rows
+    }
+
     /// `text` followed by spaces up to `columns` columns (unchanged when already that wide).
     public static func pad(_ text: String, to columns: Int) -> String {
         let w = of(text)

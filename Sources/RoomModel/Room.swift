@@ -15,6 +15,8 @@ public struct Room: Sendable, Equatable {
     public static let speakOff = 0.04
     public static let speakHold = 0.6
     private var lastLoudAt: [ParticipantID: Double] = [:]
+    /// The chat, bounded (`ChatLog`); it outlives leaving, so what was said stays readable.
+    public private(set) var chat = ChatLog()
 
     public init(roomName: String, localName: String? = nil, sourceName: String? = nil) {
         self.roomName = roomName
@@ -53,7 +55,7 @@ public struct Room: Sendable, Equatable {
         // closed call must not bring tiles back.
         if hasLeft {
             switch event {
-            case .joined, .local: break
+            case .joined, .local, .chatNotice: break
             default: return .ignored("room left")
             }
         }
@@ -120,6 +122,14 @@ public struct Room: Sendable, Equatable {
                 }
                 if let v = videoOn { $0.videoOn = v }
             }
+        case .chatReceived(let id, let text, let at):
+            if id == local.id { return .ignored("own chat message echoed") }
+            let name = remotes[id].map(TileLabel.name(of:)) ?? id.short
+            return chat.append(sender: id, name: name, isLocal: false, text: text, at: at, kind: .message)
+                ? .changed : .ignored("empty chat message")
+        case .chatNotice(let text, let at):
+            return chat.append(sender: nil, name: "", isLocal: false, text: text, at: at, kind: .notice)
+                ? .changed : .ignored("empty notice")
         case .local(let action):
             switch action {
             case .setMuted(let muted):
@@ -132,6 +142,11 @@ public struct Room: Sendable, Equatable {
             case .setSource(let name):
                 guard local.sourceName != name else { return .ignored("source already \(name)") }
                 local.sourceName = name
+            case .sentChat(let text, let at):
+                guard chat.append(sender: local.id, name: TileLabel.name(of: local), isLocal: true, text: text, at: at,
+                                  kind: .message) else { return .ignored("empty chat message") }
+            case .setChatVisible(let visible):
+                guard chat.setVisible(visible) else { return .ignored("chat pane already \(visible ? "shown" : "hidden")") }
             }
             return .changed
         case .left:

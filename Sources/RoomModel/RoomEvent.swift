@@ -20,6 +20,12 @@ public enum RoomEvent: Sendable, Equatable {
     case nameChanged(ParticipantID, String)
     /// A remote announced its mute / video state.
     case remoteMediaChanged(ParticipantID, audioMuted: Bool?, videoOn: Bool?)
+    /// A chat message from a participant (wall-clock seconds). One from an id not in the room is kept under its short
+    /// id: it may come from someone whose join was not announced yet or who has just left, and dropping it silently
+    /// would hide what was said.
+    case chatReceived(ParticipantID, text: String, at: Double)
+    /// A line from the app itself in the chat (a file offered, chat not available): shown dim, never counted unread.
+    case chatNotice(String, at: Double)
     case local(LocalAction)
     /// We left the room: every remote is gone.
     case left
@@ -31,6 +37,10 @@ public enum LocalAction: Sendable, Equatable {
     case setMuted(Bool)
     case setVideoOn(Bool)
     case setSource(String)
+    /// You sent a chat message (it is shown at once, under your name).
+    case sentChat(text: String, at: Double)
+    /// The chat pane was shown or hidden: unread messages are counted while it is hidden.
+    case setChatVisible(Bool)
 }
 
 /// The result of applying one event.
