@@ -102,3 +102,21 @@ private func run(_ room: inout SimulatedRoom, until: Double, each: (Double, [Roo
     #expect(Set(ada).count >= 4, "Ada's mouth moves")
     #expect(Set(grace).count <= 2, "Grace's face changes at most by a blink")
 }
+
+@Test func theSimulatedRoomChatsOnScheduleAndAnswersYou() {
+    var sim = SimulatedRoom(count: 3, churn: false, talk: DemoTalk(seats: 3, epoch: 1_000), localName: "Sam")
+    var messages: [(ParticipantID, String, Double)] = []
+    var t = 0.0
+    while t <= 30 {
+        if abs(t - 20) < 0.01 { sim.youSaid(at: t) }
+        for case .chatReceived(let id, let text, let at) in sim.events(until: t) { messages.append((id, text, at)) }
+        t += 0.05
+    }
+    // Scripted lines at 4, 16 and 28 s, the answer at 21 s, each from a participant of the room.
+    #expect(messages.map(\.2).map { Int(($0 - 1_000).rounded()) } == [4, 16, 21, 28])
+    #expect(messages[0].1 == DemoChat.lines[0])
+    #expect(messages[2].1 == "Got it, Sam.")
+    for (id, _, _) in messages { #expect(SimulatedRoom.participantNumber(of: id) != nil) }
+    // Line n comes from the seat whose turn it is then.
+    #expect(sim.chat.scripted(1).seat == Int(16.0 / DemoTalk.turnSeconds) % 3)
+}

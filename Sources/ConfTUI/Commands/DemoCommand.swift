@@ -32,7 +32,7 @@ let demoCommand = Command(
         .flag("static", "--simulate only: no churn (nobody leaves and rejoins)"),
     ] + CallOptionsParsing.turnSpecs,
     details: """
-    keys: m mute, v video on/off, c switch camera, s stats, i invite, ? help, l leave (y confirms), q quit, Ctrl-L redraw
+    keys: m mute, v video on/off, c switch camera, s stats, i invite, t chat, Enter type, ? help, l leave (y confirms), q quit, Ctrl-L redraw
     Before the screen starts (and again when it ends) the demo prints how others join: the browser URL
     (http://127.0.0.1:PORT/#ROOM) and the `conftui join` command line; `i` shows them on the screen. The server listens
     on 127.0.0.1 (this machine only) unless --host says otherwise: --host 0.0.0.0 lists every address of this machine.
@@ -54,7 +54,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
     let talk = DemoTalk(seats: count, epoch: wallClockSeconds())
     let video = try DemoVideo(localSource: args.value("camera") ?? "face", localName: localName, talk: talk,
                               peerCamera: try peerCamera(args), clock: { wallClockSeconds() })
-    var simulation = SimulatedRoom(count: count, churn: !args.has("static"), talk: talk)
+    var simulation = SimulatedRoom(count: count, churn: !args.has("static"), talk: talk, localName: localName ?? "you")
     let room = Room(roomName: "demo", localName: localName, sourceName: video.local.currentName)
     // No engine here: the simulated media does at once what a key asks and reports it back like the real call does.
     let reports = LocalMediaReports()
@@ -66,6 +66,8 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
         reports.pending.append(.local(.setSource(name)))
         return name
     }
+    // Your messages show at once, as a call would report them sent; the simulated room may answer.
+    controls.sendChat = { reports.pending.append(.local(.sentChat(text: $0, at: wallClockSeconds()))) }
     let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
                                        clock: { MonotonicClock.now() - start }) { tile in
         // The simulated participants share no screens: only main tiles have pictures.
@@ -77,6 +79,7 @@ private func runSimulatedDemo(_ args: ParsedArguments) throws -> Int32 {
                       useColor: color.allowsColor)
     return try app.run { now in
         defer { reports.pending = [] }
+        for case .local(.sentChat) in reports.pending { simulation.youSaid(at: now) }
         return reports.pending + simulation.events(until: now)
     }
 }

@@ -19,7 +19,7 @@ let joinCommand = Command(
         .flag("no-video", "start with video off"),
     ],
     details: """
-    keys: m mute, v video on/off, c switch camera, s stats, i invite, ? help, l leave (y confirms), q quit, Ctrl-L redraw
+    keys: m mute, v video on/off, c switch camera, s stats, i invite, t chat, Enter type, ? help, l leave (y confirms), q quit, Ctrl-L redraw
     The camera defaults to `auto`: the first /dev/video* that opens, else the test card.
     examples:
       conftui join ws://127.0.0.1:3000/ --room standup --name Ada

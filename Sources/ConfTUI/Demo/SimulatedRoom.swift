@@ -23,11 +23,25 @@ struct SimulatedRoom {
     private var joinedAt: [Int: Double] = [:]
     /// The mute state last told for each participant id (absent: not muted).
     private var mutedTold: [ParticipantID: Bool] = [:]
+    let chat: DemoChat
+    private var chatTold = -1.0
+    /// Answers to your messages waiting for their time (seconds since the epoch), oldest first.
+    private var answers: [(at: Double, seat: Int, text: String)] = []
+    private var messagesFromYou = 0
 
-    init(count: Int, churn: Bool, talk: DemoTalk) {
+    init(count: Int, churn: Bool, talk: DemoTalk, localName: String = "you") {
         self.count = count
         self.churn = churn
         self.talk = talk
+        chat = DemoChat(seats: count, localName: localName)
+    }
+
+    /// You sent a chat message at `t`: someone answers it a second later.
+    mutating func youSaid(at t: Double) {
+        let answer = chat.answer(messagesFromYou)
+        messagesFromYou += 1
+        // Bounded like everything else: a held-down Enter must not queue answers without end.
+        if answers.count < 8 { answers.append((t + DemoChat.answerDelay, answer.seat, answer.text)) }
     }
 
     /// Participant `k` (1-based, as in `id(_:)`) of an id this room made, whatever its generation; nil for others.
@@ -103,6 +117,21 @@ struct SimulatedRoom {
                 emitted.insert("new-\(count)-\(g + 1)")
                 out += [.peerJoined(pid), .nameChanged(pid, SimulatedRoom.names[(count - 1) % SimulatedRoom.names.count])]
             }
+        }
+        // The chat: the scripted lines, then answers to yours, from whoever is in the room in that seat.
+        for n in chat.due(after: chatTold, upTo: t) {
+            let line = chat.scripted(n)
+            let k = line.seat + 1
+            // Nobody types from a seat that is out of the room (lively mode's leave and rejoin).
+            guard (generation[k] ?? 0) % 2 == 0 else { continue }
+            out.append(.chatReceived(id(k, generation: generation[k] ?? 0), text: line.text, at: talk.epoch + line.at))
+        }
+        chatTold = t
+        while let first = answers.first, first.at <= t {
+            answers.removeFirst()
+            let k = first.seat + 1
+            guard (generation[k] ?? 0) % 2 == 0 else { continue }
+            out.append(.chatReceived(id(k, generation: generation[k] ?? 0), text: first.text, at: talk.epoch + first.at))
         }
         // Ten times a second: audio levels (participant k says seat k - 1's script; you are silent) and, once a
         // second, stats.

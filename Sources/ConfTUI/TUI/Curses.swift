@@ -27,6 +27,9 @@ final class Curses {
         nonl()
         keypad(cnc_stdscr(), true)
         curs_set(0)
+        // Esc alone (cancel the chat input, close an overlay) should not wait a whole second to be told apart from
+        // the start of an arrow key's sequence, which arrives in one read.
+        set_escdelay(100)
         wtimeout(cnc_stdscr(), tickMilliseconds)
         if useColor && has_colors() {
             start_color()
@@ -62,10 +65,28 @@ final class Curses {
         let rc = wget_wch(cnc_stdscr(), &ch)
         if rc == ERR { return nil }
         if rc == KEY_CODE_YES {
-            return Int32(ch) == KEY_RESIZE ? .resize : .special(Int32(ch))
+            let code = Int32(ch)
+            if code == KEY_RESIZE { return .resize }
+            return Curses.namedKeys[code].map(Key.named) ?? .special(code)
         }
         guard let scalar = Unicode.Scalar(UInt32(ch)) else { return nil }
         return .character(Character(scalar))
+    }
+
+    /// The special keys the screen acts on (the chat's input and scrolling), by their curses codes.
+    private static let namedKeys: [Int32: NamedKey] = [
+        KEY_ENTER: .enter, KEY_BACKSPACE: .backspace, KEY_DC: .delete, KEY_LEFT: .left, KEY_RIGHT: .right,
+        KEY_HOME: .home, KEY_END: .end, KEY_PPAGE: .pageUp, KEY_NPAGE: .pageDown,
+    ]
+
+    /// Shows the terminal cursor at (x, y) (the chat's input), or hides it (nil).
+    func showCursor(at position: (x: Int, y: Int)?) {
+        if let position {
+            wmove(cnc_stdscr(), Int32(position.y), Int32(position.x))
+            curs_set(1)
+        } else {
+            curs_set(0)
+        }
     }
 
     func erase() { werase(cnc_stdscr()) }
@@ -119,6 +140,12 @@ final class Curses {
 /// A key press as the UI sees it.
 enum Key: Equatable {
     case character(Character)
+    /// A special key the screen knows by name (curses' codes translated in `Curses.readKey`).
+    case named(NamedKey)
     case special(Int32)
     case resize
+}
+
+enum NamedKey: Equatable {
+    case enter, backspace, delete, left, right, home, end, pageUp, pageDown
 }

@@ -16,7 +16,14 @@ final class RoomApp {
         /// Switches to the next video source and returns its name (nil: nothing to switch to).
         var nextSource: () -> String? = { nil }
         var leave: () -> Void = {}
+        /// Sends a chat message to the whole room; it is shown when the call reports it back (`LocalAction.sentChat`).
+        /// Nil where the call cannot carry chat yet: the input does not open and a notice says so.
+        var sendChat: ((String) -> Void)?
     }
+
+    static let chatUnavailable = "text chat is not available in live calls yet"
+    /// Entries PgUp and PgDn move the chat by.
+    static let chatScrollStep = 5
 
     private(set) var room: Room
     private let curses = Curses()
@@ -27,6 +34,7 @@ final class RoomApp {
     private let invite: Invite?
     private var overlay: Overlay = .none
     private var notice: (text: String, until: Double)?
+    private var chat = ChatPaneState()
 
     /// - Parameter invite: how others join (the `i` overlay and the foot of the help); nil where nobody can (the
     ///   simulated room), which the overlay says.
@@ -66,7 +74,7 @@ final class RoomApp {
             let now = MonotonicClock.now() - start
             var dirty = false
             if let key = curses.readKey() {
-                switch handle(KeyBindings.action(for: key, overlay: overlay), now: now) {
+                switch handle(KeyBindings.action(for: key, overlay: overlay, typing: chat.isTyping), now: now) {
                 case .exit(let status): return status
                 case .redraw: dirty = true
                 case .nothing: break
@@ -79,7 +87,7 @@ final class RoomApp {
             if let n = notice, now >= n.until { notice = nil; dirty = true }
             // Levels and video move continuously: redraw at least 15 times a second.
             if dirty || now - lastDraw >= 1.0 / 15 {
-                view.draw(room, overlay: overlay, invite: invite, painter: painter, notice: notice?.text)
+                view.draw(room, overlay: overlay, invite: invite, painter: painter, notice: notice?.text, chat: chat)
                 lastDraw = now
             }
         }
@@ -117,6 +125,26 @@ final class RoomApp {
         case .toggleStats: overlay = overlay == .stats ? .none : .stats
         case .toggleInvite: overlay = overlay == .invite ? .none : .invite
         case .closeOverlay: overlay = .none
+        case .toggleChat:
+            room.apply(.local(.setChatVisible(!room.chat.isVisible)))
+        case .openChatInput:
+            guard controls.sendChat != nil else {
+                say(RoomApp.chatUnavailable, now: now)
+                return .redraw
+            }
+            room.apply(.local(.setChatVisible(true)))
+            chat.editor = LineEditor()
+        case .scrollChatBack, .scrollChatForward:
+            chat.anchor = ChatPaneLayout.scrolled(room.chat.entries, anchor: chat.anchor,
+                                                  back: action == .scrollChatBack, step: RoomApp.chatScrollStep)
+        case .editChat(let edit):
+            chat.editor?.apply(edit)
+        case .sendChat:
+            let text = chat.editor?.text ?? ""
+            chat.editor = nil
+            if !text.allSatisfy(\.isWhitespace) { controls.sendChat?(text) }
+        case .cancelChat:
+            chat.editor = nil
         case .redraw, .resize:
             curses.forceFullRepaint()
             painter?.invalidate()

@@ -20,6 +20,8 @@ final class RoomView {
     let curses: Curses
     let status: StatusLine
     private var lastLayout: GridLayout?
+    /// The chat pane's rectangle in the last frame (nil: hidden): it takes cells the video had, or gives them back.
+    private var lastPane: CellRect?
     private var lastOverlay: Overlay = .none
     /// Tiles that showed video in the last frame.
     private var lastVideo = Set<TileID>()
@@ -30,20 +32,25 @@ final class RoomView {
     }
 
     /// One frame of the UI. `painter` may be nil (no video support, e.g. monochrome tests).
-    func draw(_ room: Room, overlay: Overlay, invite: Invite?, painter: VideoPainter?, notice: String?) {
+    func draw(_ room: Room, overlay: Overlay, invite: Invite?, painter: VideoPainter?, notice: String?,
+              chat: ChatPaneState = ChatPaneState()) {
         let (cols, rows) = curses.size
-        let area = CellRect(x: 0, y: 0, width: cols, height: max(0, rows - 1))
+        let screen = CellRect(x: 0, y: 0, width: cols, height: max(0, rows - 1))
+        // The pane shares the screen: the grid is laid out in what it leaves, so no tile's video is covered.
+        let pane: CellRect? = room.chat.isVisible ? ChatPaneLayout.split(screen).pane : nil
+        let area = room.chat.isVisible ? ChatPaneLayout.split(screen).grid : screen
         let order = room.gridOrder
         let byID = Dictionary(order.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let layout = GridLayout.make(for: order.map(\.id), in: area, aspect: { byID[$0]?.videoAspect ?? 4.0 / 3.0 })
         // Raw video cells are invisible to curses: whenever tiles move or an overlay opens or
         // closes, make curses repaint everything and the painter redraw every cell (on close this
         // is what brings back the video under the box, whose cells the painter left alone).
-        if layout != lastLayout || overlay != lastOverlay {
+        if layout != lastLayout || overlay != lastOverlay || pane != lastPane {
             curses.forceFullRepaint()
             painter?.invalidate()
             lastLayout = layout
             lastOverlay = overlay
+            lastPane = pane
         }
         curses.erase()
         var videoTiles: [(Tile, CellRect)] = []
@@ -78,6 +85,7 @@ final class RoomView {
         }
         lastVideo = videoNow
         drawStatus(room, y: rows - 1, width: cols, notice: notice)
+        let inputCursor = pane.flatMap { drawChatPane(room.chat, state: chat, in: $0) }
         // The box is drawn over live video: the painter keeps out of its cells only.
         let box: CellRect?
         switch overlay {
@@ -88,6 +96,8 @@ final class RoomView {
         case .confirmLeave: box = drawBox(["Leave the call?", "", "y  leave      any other key  stay"], cols: cols, rows: rows)
         }
         painter?.withhold(box)
+        // The terminal cursor shows only in the chat's input; the painter puts it back after writing video.
+        curses.showCursor(at: box == nil ? inputCursor : nil)
         curses.refresh()
         if let painter {
             for (tile, rect) in videoTiles { painter.paint(tile, in: rect) }

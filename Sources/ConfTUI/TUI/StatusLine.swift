@@ -18,6 +18,8 @@ struct StatusLine {
             "\(peers) peer\(peers == 1 ? "" : "s")",
             "link \(StatusLine.quality(of: room))",
         ]
+        // Messages that arrived while the chat pane was hidden.
+        if !room.chat.isVisible && room.chat.unread > 0 { parts.append("chat \(room.chat.unread) new") }
         if room.hasLeft { parts.append("LEFT") }
         return parts.joined(separator: " │ ") + " │ ? help "
     }
