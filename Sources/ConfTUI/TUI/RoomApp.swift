@@ -127,6 +127,10 @@ final class RoomApp {
         case .closeOverlay: overlay = .none
         case .toggleChat:
             room.apply(.local(.setChatVisible(!room.chat.isVisible)))
+            // An empty pane in a call that cannot carry text says why, once, rather than looking broken.
+            if controls.sendChat == nil && room.chat.entries.isEmpty {
+                room.apply(.chatNotice(RoomApp.chatUnavailable, at: wallClockSeconds()))
+            }
         case .openChatInput:
             guard controls.sendChat != nil else {
                 say(RoomApp.chatUnavailable, now: now)
