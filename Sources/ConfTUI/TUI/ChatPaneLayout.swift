@@ -88,5 +88,7 @@ struct ChatPaneState: Equatable {
     /// The sequence of the entry at the bottom of the pane while scrolled back; nil follows the newest, so a new message
     /// does not move what someone scrolled back to read.
     var anchor: Int?
+    /// Whether this call can carry chat at all: where it cannot, the pane does not invite typing.
+    var canSend = true
     var isTyping: Bool { editor != nil }
 }

@@ -20,7 +20,7 @@ extension RoomView {
         }
         guard inner.width > 2, inner.height >= 2 else { return nil }
         let newer = ChatPaneLayout.newerCount(log.entries, anchor: state.anchor)
-        let title = newer > 0 ? "chat · ↓ \(newer) newer (PgDn)" : "chat · t hides · Enter types"
+        let title = newer > 0 ? "chat · ↓ \(newer) newer (PgDn)" : state.canSend ? "chat · t hides · Enter types" : "chat · t hides"
         curses.put(title, x: inner.x, y: inner.y, maxWidth: inner.width, pair: newer > 0 ? .warning : .dim, bold: newer > 0)
         let logHeight = inner.height - 2
         let rows = ChatPaneLayout.rows(log.entries, anchor: state.anchor, width: inner.width, height: logHeight,
@@ -36,7 +36,7 @@ extension RoomView {
         }
         let inputY = inner.maxY - 1
         guard let editor = state.editor else {
-            curses.put("Enter to type", x: inner.x, y: inputY, maxWidth: inner.width, pair: .dim)
+            if state.canSend { curses.put("Enter to type", x: inner.x, y: inputY, maxWidth: inner.width, pair: .dim) }
             return nil
         }
         curses.put("> ", x: inner.x, y: inputY, pair: .labelLocal, bold: true)

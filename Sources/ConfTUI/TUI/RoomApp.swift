@@ -45,6 +45,7 @@ final class RoomApp {
         self.painter = painter
         self.useColor = useColor
         view = RoomView(curses: curses, status: StatusLine(server: server))
+        chat.canSend = controls.sendChat != nil
     }
 
     /// What the event source has for the screen since the last call.
