@@ -36,6 +36,9 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: target)
         #expect(throws: FileSinkError.exists) { try sink.create(name: "link") }
         #expect(FileManager.default.contents(atPath: target) == Data("keep".utf8))
+        for unsafe in ["", ".", "..", "../x", "a/b", "a\u{0}b"] {
+            #expect(throws: FileSinkError.failed("unsafe file name")) { try sink.create(name: unsafe) }
+        }
 
         let partial = try sink.create(name: "partial")
         try sink.append([1, 2, 3], to: partial)

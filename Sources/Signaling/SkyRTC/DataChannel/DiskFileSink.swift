@@ -23,6 +23,11 @@ public final class DiskFileSink: FileSink {
     }
 
     public func create(name: String) throws(FileSinkError) -> FileSinkHandle {
+        // The core only passes `SafeFileName` names; this keeps the sink safe on its own (a NUL would cut the
+        // C string short, a separator would leave the directory).
+        guard !name.isEmpty, name != ".", name != "..", !name.utf8.contains(where: { $0 == 0 || $0 == 0x2F }) else {
+            throw .failed("unsafe file name")
+        }
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {

@@ -150,7 +150,8 @@ public struct IncomingFileTransfers {
 
     /// The peer is gone: its offers are dropped and its partial files removed.
     public mutating func peerLeft(_ peer: SocketID) -> [Effect] {
-        order.filter { $0.peer == peer }.flatMap { id -> [Effect] in
+        let ids = order
+        return ids.filter { $0.peer == peer }.flatMap { id -> [Effect] in
             guard transfers[id]?.handle != nil else {
                 forget(id)
                 return [.failed(id, reason: "the peer left before the file was accepted")]
@@ -161,7 +162,8 @@ public struct IncomingFileTransfers {
 
     /// Fails transfers that had no chunk for `limits.stallTimeout`; call it now and then (once a second).
     public mutating func tick(now: MonotonicInstant) -> [Effect] {
-        order.flatMap { id -> [Effect] in
+        let ids = order
+        return ids.flatMap { id -> [Effect] in
             guard let transfer = transfers[id], transfer.handle != nil,
                   now - transfer.lastActivity >= limits.stallTimeout else { return [] }
             return fail(id, reason: "no data for \(Int(limits.stallTimeout)) s", tellPeer: true)

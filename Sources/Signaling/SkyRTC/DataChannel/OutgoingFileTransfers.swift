@@ -106,7 +106,8 @@ public struct OutgoingFileTransfers {
     public mutating func peerLeft(_ peer: SocketID) -> [Effect] {
         buffered[peer] = nil
         maxMessageSizes[peer] = nil
-        return order.filter { $0.peer == peer }.map { id in
+        let ids = order
+        return ids.filter { $0.peer == peer }.map { id in
             forget(id)
             return .ended(id, reason: "the peer left")
         }
@@ -152,8 +153,9 @@ public struct OutgoingFileTransfers {
         transfer.pending.removeFirst(take)
         transfer.sentCharacters += Int64(take)
         let last = transfer.read == transfer.size && transfer.pending.isEmpty
-        // sentCharacters < totalCharacters on a chunk that is not the last, so this stays below 100.
-        let percent = last ? nil : Int(Double(transfer.sentCharacters) * 100 / Double(transfer.totalCharacters))
+        // sentCharacters < totalCharacters on a chunk that is not the last; the cap keeps Double's rounding of
+        // a file of petabytes from saying 100 before the end.
+        let percent = last ? nil : min(99, Int(Double(transfer.sentCharacters) * 100 / Double(transfer.totalCharacters)))
         let message = SkyRTCPeerMessage.file(.chunk(sendId: id.sendId, data: data, last: last, percent: percent.map(Double.init)))
         buffered[id.peer, default: 0] += message.jsonBytes.count
         var effects: [Effect] = [.send(message, to: id.peer)]
