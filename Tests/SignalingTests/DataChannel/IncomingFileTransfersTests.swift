@@ -200,4 +200,39 @@ import Testing
         let effects = core.accept(a, now: Self.t0)
         #expect(effects.first == .send(.file(.refuse(sendId: a.sendId)), to: Self.alice) && core.count == 0)
     }
+
+    /// What the original browser client sends, parsed from its JSON: an ask with a hostile name, then the data
+    /// URL in 1,000-character chunks with fractional `percent`, the last without.
+    @Test func receivesTheOriginalClientsTransfer() throws {
+        let sink = MemoryFileSink()
+        var core = IncomingFileTransfers(sink: sink)
+        var random = SeededRandom(seed: 21)
+        let bytes = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let ask = #"{"name":"../../etc/passwd","size":10000,"sendId":"1BX4K7-QZ","type":"__file","signal":"ask"}"#
+        guard case .file(let signal) = try SkyRTCPeerMessage.parse(Array(ask.utf8)) else { Issue.record("not a file"); return }
+        let offered = core.receive(signal, from: Self.alice, now: Self.t0)
+        let a = Self.id("1BX4K7-QZ")
+        #expect(offered == [.offered(a, name: "passwd", size: 10_000)])
+        _ = core.accept(a, now: Self.t0)
+        var text = Substring("data:application/octet-stream;base64," + Data(bytes).base64EncodedString())
+        let packets = text.count / 1000
+        var sent = 0
+        var effects: [IncomingFileTransfers.Effect] = []
+        while !text.isEmpty {
+            sent += 1
+            let json: String
+            if text.count > 1000 {
+                let percent = Double(sent) / Double(packets) * 100
+                json = #"{"type":"__file","signal":"chunk","sendId":"1BX4K7-QZ","last":false,"data":""# + text.prefix(1000) + #"","percent":"# + "\(percent)}"
+                text = text.dropFirst(1000)
+            } else {
+                json = #"{"type":"__file","signal":"chunk","sendId":"1BX4K7-QZ","data":""# + text + #"","last":true}"#
+                text = ""
+            }
+            guard case .file(let chunk) = try SkyRTCPeerMessage.parse(Array(json.utf8)) else { Issue.record("not a file"); return }
+            effects = core.receive(chunk, from: Self.alice, now: Self.t0)
+        }
+        #expect(effects == [.completed(a, path: "downloads/passwd")])
+        #expect(sink.finished["passwd"] == bytes)
+    }
 }
