@@ -3,7 +3,9 @@
 /// Target 7: bytes → Signaling's JSON parser, then the SkyRTC decoders: the server's (`SkyRTCInbound`, which reads
 /// a client's frame in one selecting pass, as a text and as a binary frame) and the client's. Properties checked:
 /// whatever parses writes back and parses to the same value; the server's one-pass decoder agrees with the full
-/// `SkyRTCClientMessage.decode` (its documented contract: same checks, same results).
+/// `SkyRTCClientMessage.decode` (its documented contract: same checks, same results). The same bytes as a peer's
+/// data-channel message (`SkyRTCPeerMessage`): what parses as a file signal encodes and parses back to itself, and a
+/// chunk's data goes through the data-URL decoder.
 enum JSONTarget {
     static func run(_ bytes: [UInt8]) {
         if let value = try? JSONParser.parse(bytes) {
@@ -20,5 +22,18 @@ enum JSONTarget {
             precondition(inbound != nil, "the full decode accepts what the server's one-pass decode refuses")
         }
         _ = try? SkyRTCServerMessage.decode(bytes)
+        peerMessage(bytes)
+    }
+
+    static func peerMessage(_ bytes: [UInt8]) {
+        guard let message = try? SkyRTCPeerMessage.parse(bytes) else { return }
+        guard case .file(let signal) = message else { return }
+        precondition((try? SkyRTCPeerMessage.parse(message.jsonBytes)) == message, "peer message round trip changed it")
+        if case .chunk(_, let data, let last, _) = signal {
+            var decoder = DataURLStreamDecoder()
+            var out: [UInt8] = []
+            _ = try? decoder.decode(data.utf8, into: &out)
+            if last { _ = try? decoder.finish(into: &out) }
+        }
     }
 }

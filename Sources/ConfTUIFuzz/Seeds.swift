@@ -135,7 +135,15 @@ enum Seeds {
             ("candidate", .iceCandidate(SkyRTCCandidate(id: "0", label: 0, candidate: "candidate:1 1 udp 1 127.0.0.1 9 typ host",
                                                         socketId: peer))),
         ]
-        return messages.map { ($0.0, Array($0.1.jsonText.utf8)) }
+        let id = FileSendID("KX7F2-9ZQ")!
+        let peerMessages: [(String, SkyRTCPeerMessage)] = [
+            ("peer-chat", .chat("hello")),
+            ("peer-ask", .file(.ask(sendId: id, name: "report.pdf", size: 5))),
+            ("peer-accept", .file(.accept(sendId: id))),
+            ("peer-chunk", .file(.chunk(sendId: id, data: "data:application/pdf;base64,aGVs", last: false, percent: 50))),
+            ("peer-chunk-last", .file(.chunk(sendId: id, data: "bG8=", last: true, percent: nil))),
+        ]
+        return messages.map { ($0.0, Array($0.1.jsonText.utf8)) } + peerMessages.map { ($0.0, $0.1.jsonBytes) }
     }
 
     /// The smallest Y4M the reader takes: a 2x2 4:2:0 header and one frame.
