@@ -13,6 +13,8 @@ public final class CallRoomHarness {
         /// The id the server gave at the last join (nil while out of the room).
         public fileprivate(set) var id: RemotePeerID?
         fileprivate var joins = 0
+        /// Data-channel events, with the name of the member they came from.
+        public fileprivate(set) var data: [(from: String, event: DataChannelEvent)] = []
         fileprivate var deadline: TransportTime?
         fileprivate var videoCounter: UInt32 = 0
         fileprivate var audioCounter: UInt32 = 0
@@ -171,6 +173,7 @@ public final class CallRoomHarness {
         case .requestKeyframe(let layer): m.keyframeWanted.insert(layer)
         case .setVideoBitrates(_, let low): m.layers = low == nil ? [.full] : [.full, .low]
         case .log(let text): m.log.append("\(now) \(text)")
+        case .dataChannel(let peer, let event): m.data.append((name(of: peer), event))
         case .event, .decodeAudio, .openStream, .streamWrite, .participantOpened, .participantClosed:
             break
         }

@@ -18,6 +18,9 @@ public final class Call: Sendable {
     private let onSignal: @Sendable (CallSignalOut) -> Void
     /// Tells the room our microphone and camera state (SkyRTC: `__media_state`), on the event thread.
     private let onMediaAnnouncement: @Sendable (LocalMediaState) -> Void
+    /// Data-channel events (opened, messages, queued bytes, closed), on the event thread, as they happen: chat round
+    /// trips are measured in milliseconds, so nothing polls for them.
+    private let onData: @Sendable (RemotePeerID, DataChannelEvent) -> Void
     /// Inputs for the event thread from other threads, bounded by `CallLimits.maxQueuedSignals`.
     private let inbox = Mutex<[CallCore.Input]>([])
     private let droppedSignalCount = Atomic<Int>(0)
@@ -30,10 +33,12 @@ public final class Call: Sendable {
     private let origin = MonotonicClock.nanoseconds()
 
     public init(options: Options, policy: some RoomPolicy = Mesh(), onSignal: @escaping @Sendable (CallSignalOut) -> Void,
-                onMediaAnnouncement: @escaping @Sendable (LocalMediaState) -> Void = { _ in }) throws(EngineError) {
+                onMediaAnnouncement: @escaping @Sendable (LocalMediaState) -> Void = { _ in },
+                onData: @escaping @Sendable (RemotePeerID, DataChannelEvent) -> Void = { _, _ in }) throws(EngineError) {
         let (events, wake) = (self.events, try WakePipe())
         wakePipe = wake
         (self.options, self.policy, self.onSignal, self.onMediaAnnouncement) = (options, policy, onSignal, onMediaAnnouncement)
+        self.onData = onData
         media = try MediaPipeline(options: options.media, onMedia: { wake.wake() },
                                   onLocalChange: { events.push(.localMedia($0)); wake.wake() })
         playback = CallPlayback(options.playback)
@@ -71,6 +76,15 @@ public final class Call: Sendable {
     /// The signaling connection is gone (the room forgot us): the room policy closes what that ends. Thread-safe.
     public func signalingLost() { enqueue(.signalingLost) }
 
+    /// A message on `peer`'s data channel `channel`; thread-safe. Pace large sends by the channel's queued bytes
+    /// (`DataChannelEvent.buffered`): the inbox is bounded and drops what does not fit.
+    public func sendData(_ message: DataChannels.Message, to peer: RemotePeerID, channel: UInt16) {
+        enqueue(.sendData(peer, channel: channel, message))
+    }
+
+    /// Caps new data-channel bytes per second on every connection (nil: no cap); thread-safe.
+    public func setDataRate(bytesPerSecond: Int?) { enqueue(.setDataRate(bytesPerSecond: bytesPerSecond)) }
+
     fileprivate func enqueue(_ input: CallCore.Input) {
         let queued = inbox.withLock { q in
             guard q.count < CallLimits.maxQueuedSignals else { return false }
@@ -86,6 +100,7 @@ public final class Call: Sendable {
     fileprivate func takeInbox() -> [CallCore.Input] { inbox.withLock { q in defer { q = [] }; return q } }
     fileprivate func send(_ signal: CallSignalOut) { onSignal(signal) }
     fileprivate func announce(_ media: LocalMediaState) { onMediaAnnouncement(media) }
+    fileprivate func deliver(_ peer: RemotePeerID, _ event: DataChannelEvent) { onData(peer, event) }
     fileprivate func log(_ text: String) { options.log(String(format: "%8.3f ", elapsed) + text) }
 
     /// The call now. `analyseAudio` measures level and dominant frequency over the last ~0.5 s of each peer's audio
@@ -202,6 +217,7 @@ private final class CallLoop {
         case .decodeAudio(let peer, let mid, let pull): call.decoders.withLock { $0[peer] }?.play(pull, mid: mid)
         case .requestKeyframe(let layer): call.media.requestKeyframe(layer: layer)
         case .setVideoBitrates(let full, let low): call.media.setVideoBitrates(fullKbps: full, lowKbps: low)
+        case .dataChannel(let peer, let event): call.deliver(peer, event)
         case .log(let text): call.log(text)
         }
     }

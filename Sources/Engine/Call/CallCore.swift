@@ -18,6 +18,8 @@ public final class CallCore {
     /// and so do other inputs (the driver answers at once, so only a harness that does not could make any wait).
     private var awaitingSockets: ConnectionID?
     private var heldActions: [RoomAction] = []
+    /// The data-channel rate cap (`Input.setDataRate`), applied to connections made later too.
+    private var dataRate: Int?
     private var heldInputs: [Input] = []
     /// The video encodings last planned (nil before any peer connected), when, and the plan last logged.
     private var encodingPlan: EncodingPlan?
@@ -85,6 +87,12 @@ public final class CallCore {
         case .localMedia(let state):
             localMedia = state
             announceIfChanged()
+        case .sendData(let peer, let channel, let message):
+            guard let c = connection(for: peer) else { return log("\(short(peer)): data for a peer with no connection dropped") }
+            feed(c, .command(.sendData(channel: channel, message)), now: now)
+        case .setDataRate(let rate):
+            dataRate = rate
+            for c in connections.values where c.connection != nil { feed(c, .command(.setDataRate(bytesPerSecond: rate)), now: now) }
         case .decodeFailed(let peer, let mid):
             guard let c = byPeer[peer].flatMap({ connections[$0] }) else { return }
             feed(c, .command(.decodeFailed(mid: mid)), now: now)
@@ -218,6 +226,9 @@ public final class CallCore {
         case .createOffer(let peer):
             guard let c = connection(for: peer) else { return }
             feed(c, .command(.createOffer), now: now)
+        case .openDataChannel(let peer, let label):
+            guard let c = connection(for: peer) else { return }
+            feed(c, .command(.openDataChannel(label: label)), now: now)
         case .send(let signal): out.effects.append(.signal(signal))
         case .log(let text): log(text)
         }
@@ -240,8 +251,9 @@ public final class CallCore {
             out.effects.append(.closeSockets(id))
             // Told back as a failure: an offer we owe is retried later, an awaited offer replaces it.
             apply(.connectionState(c.peer, .failed), now: now)
-        } else if c.requestedRole == .offerer {
-            feed(c, .command(.createOffer), now: now)
+        } else {
+            if let rate = dataRate { feed(c, .command(.setDataRate(bytesPerSecond: rate)), now: now) }
+            if c.requestedRole == .offerer { feed(c, .command(.createOffer), now: now) }
         }
         let held = heldActions
         heldActions = []
@@ -362,6 +374,7 @@ public final class CallCore {
             log("\(short(peer)): sections " + sections.map { "\($0.mid) \($0.kind) \($0.sends ? "send" : "")\($0.receives ? "recv" : "")" }
                 .joined(separator: ", "))
         case .keyframeRequested: out.effects.append(.requestKeyframe(c.layer))
+        case .dataChannel(let event): out.effects.append(.dataChannel(peer, event))
         case .warning(let text): log("\(short(peer)): \(text)")
         }
     }

@@ -51,6 +51,10 @@ extension CallCore {
         case localMedia(LocalMediaState)
         /// A participant's decoder of section `mid` refused a frame: wait for a keyframe and ask for one (PLI).
         case decodeFailed(RemotePeerID, mid: String)
+        /// A message on `peer`'s data channel `channel` (as `Effect.dataChannel` reported it opened).
+        case sendData(RemotePeerID, channel: UInt16, DataChannels.Message)
+        /// Caps every connection's new data-channel bytes per second, so files leave room for media (nil: no cap).
+        case setDataRate(bytesPerSecond: Int?)
         /// `Output.deadline` passed (extra timeouts are harmless).
         case timeout
         /// We leave the room: every connection closes.
@@ -84,6 +88,8 @@ extension CallCore {
         /// The encoders: a keyframe of a layer, and the layers' rates.
         case requestKeyframe(EncodingPlan.Layer)
         case setVideoBitrates(fullKbps: Int, lowKbps: Int?)
+        /// A participant's data channel opened, carried a message, changed its queued bytes, or closed.
+        case dataChannel(RemotePeerID, DataChannelEvent)
         case log(String)
     }
 

@@ -25,7 +25,7 @@ public struct LocalTransportParameters: Hashable, Sendable {
 }
 
 public enum MediaKind: String, Sendable, CaseIterable {
-    /// `application`: data channels (SCTP over DTLS); answered with port 0 until conftui speaks SCTP.
+    /// `application`: data channels, SCTP over the bundle's DTLS (RFC 8841).
     case audio, video, application
 }
 
@@ -86,15 +86,21 @@ extension SessionDescription {
     /// stopped one stays with port 0), codecs at their default PTs, BUNDLE over the live ones. `setup` is `actpass`
     /// (RFC 5763 §5: the offerer's value).
     public static func makeOffer(sessionID: String, version: UInt64 = 0, transport: LocalTransportParameters,
-                                 sections: [OfferedSection]) -> SessionDescription {
+                                 sections: [OfferedSection], maxMessageSize: Int = 256 * 1024) -> SessionDescription {
         var sd = SessionDescription(origin: SdpOrigin(sessionID: sessionID, sessionVersion: String(version)))
         sd.attributes.append(SdpAttribute(name: "msid-semantic", value: " WMS " + Set(sections.compactMap { $0.track?.streamID }).sorted().joined(separator: " ")))
         for offered in sections {
-            var section = MediaDescription.offering(offered.kind)
+            var section = MediaDescription.offering(offered.kind, maxMessageSize: maxMessageSize)
             section.mid = Mid(rawValue: offered.mid)
             if offered.stopped {
                 section.port = 0
-                section.direction = .inactive
+                section.direction = offered.kind == .application ? nil : .inactive
+                sd.media.append(section)
+                continue
+            }
+            if offered.kind == .application {
+                section.applyTransport(transport, setup: .actpass)
+                section.rtcpMux = false
                 sd.media.append(section)
                 continue
             }
@@ -127,7 +133,8 @@ extension SessionDescription {
     /// nil answers the offer's `actpass` or `passive` with `active`.
     /// `receive` false answers every section without receiving (a publishing connection).
     public func makeAnswer(sessionID: String, version: UInt64 = 0, transport: LocalTransportParameters, setup: DtlsSetup? = nil,
-                           tracks: [LocalTrack], receive: Bool = true, sendOn: [MediaKind: String] = [:]) -> SessionDescription {
+                           tracks: [LocalTrack], receive: Bool = true, sendOn: [MediaKind: String] = [:],
+                           dataChannels: Bool = false, maxMessageSize: Int = 256 * 1024) -> SessionDescription {
         var sd = SessionDescription(origin: SdpOrigin(sessionID: sessionID, sessionVersion: String(version)))
         sd.attributes.append(SdpAttribute(name: "msid-semantic", value: " WMS " + Set(tracks.map(\.streamID)).sorted().joined(separator: " ")))
         let usable = media.map { $0.acceptedPayloadType() }
@@ -139,9 +146,20 @@ extension SessionDescription {
             }.compactMap { media[$0].mid?.rawValue }
             carrier[track.kind] = sendOn[track.kind].flatMap { candidates.contains($0) ? $0 : nil } ?? candidates.first
         }
+        // One data section at most (RFC 8841 §5: one SCTP association per DTLS connection): the first usable one.
+        let dataIndex = dataChannels ? media.firstIndex { $0.acceptsDataChannels } : nil
         for (index, offered) in media.enumerated() {
             var answer = MediaDescription(kind: offered.kind, proto: offered.proto, formats: [])
             answer.mid = offered.mid
+            if index == dataIndex {
+                answer = MediaDescription.offering(.application, maxMessageSize: maxMessageSize)
+                answer.proto = offered.proto
+                answer.mid = offered.mid
+                answer.applyTransport(transport, setup: setup ?? (self.setup(mediaIndex: index) ?? .actpass).answer)
+                answer.rtcpMux = false
+                sd.media.append(answer)
+                continue
+            }
             guard let pt = usable[index], let kind = MediaKind(rawValue: offered.kind) else {
                 answer.port = 0
                 answer.formats = Array(offered.formats.prefix(1))
@@ -190,7 +208,7 @@ extension SessionDescription {
 
 extension MediaDescription {
     /// A section of `kind` with our codec and its feedback, before mid, direction and transport.
-    static func offering(_ kind: MediaKind) -> MediaDescription {
+    static func offering(_ kind: MediaKind, maxMessageSize: Int = 256 * 1024) -> MediaDescription {
         switch kind {
         case .audio:
             let pt = SupportedCodecs.opus.defaultPT
@@ -207,7 +225,10 @@ extension MediaDescription {
             s.rtcpFeedback = SupportedCodecs.videoFeedback.map { RtcpFeedback(payloadType: pt, value: $0) }
             return s
         case .application:
-            return MediaDescription(kind: "application", proto: "UDP/DTLS/SCTP", formats: ["webrtc-datachannel"])
+            var s = MediaDescription(kind: "application", proto: "UDP/DTLS/SCTP", formats: ["webrtc-datachannel"])
+            s.attributes = [SdpAttribute(name: "sctp-port", value: "5000"),
+                            SdpAttribute(name: "max-message-size", value: String(maxMessageSize))]
+            return s
         }
     }
 
@@ -238,5 +259,25 @@ extension MediaDescription {
         msids = [MediaStreamID(stream: track.streamID, track: track.trackID)]
         ssrcs = [SsrcAttribute(ssrc: track.ssrc, name: "cname", value: track.cname),
                  SsrcAttribute(ssrc: track.ssrc, name: "msid", value: "\(track.streamID) \(track.trackID)")]
+    }
+}
+
+extension MediaDescription {
+    /// An SCTP-over-DTLS data section we can take: the RFC 8841 form (`webrtc-datachannel` with `a=sctp-port`),
+    /// not the older `DTLS/SCTP 5000` with `a=sctpmap`.
+    var acceptsDataChannels: Bool {
+        kind == "application" && !isRejected && proto.hasSuffix("DTLS/SCTP") && formats.contains("webrtc-datachannel")
+            && (sctpPort ?? 5000) > 0
+    }
+
+    /// `a=sctp-port` (RFC 8841 §5.2), absent: 5000.
+    public var sctpPort: UInt16? { attributes.first { $0.name == "sctp-port" }?.value.flatMap { UInt16($0) } }
+
+    /// `a=max-message-size` (RFC 8841 §6): 0 means no limit; absent means 64 KiB. A value beyond what an Int holds
+    /// counts as no limit (we would never send that much anyway).
+    public var maxMessageSize: Int {
+        guard let text = attributes.first(where: { $0.name == "max-message-size" })?.value else { return 65_536 }
+        guard text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), !text.isEmpty else { return 65_536 }
+        return Int(text) ?? 0
     }
 }

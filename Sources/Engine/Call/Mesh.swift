@@ -155,6 +155,8 @@ public struct Mesh: RoomPolicy, Sendable {
         }
         peers[id] = Peer(role: role)
         out.append(.createConnection(id, role: role))
+        // SkyRTC: the offerer creates the one chat and file channel; the answerer takes it from DCEP.
+        if role == .offerer { out.append(.openDataChannel(id, label: Self.channelLabel)) }
     }
 
     mutating func close(_ id: RemotePeerID, cause: String, keepRetry: Bool = false, into out: inout [RoomAction]) {
@@ -168,4 +170,10 @@ public struct Mesh: RoomPolicy, Sendable {
     static func ufrag(of description: SessionDescription) -> String? {
         description.media.firstIndex { !$0.isRejected }.flatMap { description.iceCredentials(mediaIndex: $0)?.ufrag }
     }
+}
+
+extension Mesh {
+    /// The label SkyRTC's browser client gives its channel: it calls `createDataChannel(label)` with `label`
+    /// undefined, which WebIDL turns into the string "undefined". Any label is accepted from the peer.
+    public static let channelLabel = "undefined"
 }

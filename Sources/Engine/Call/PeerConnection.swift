@@ -89,6 +89,15 @@ public final class PeerConnection {
 
     private var out = Output()
     private let sessionID: String
+    /// The data channels, once an application section is negotiated and DTLS is up.
+    public private(set) var data: DataChannels?
+    private var dataDeadline: TransportTime?
+    /// What the last negotiation said of the data section: the peer's `a=max-message-size` and `a=sctp-port`.
+    private var dataSection: (maxMessageSize: Int, port: UInt16)?
+    /// Channels asked for before SCTP could carry them.
+    private var pendingChannelLabels: [String] = []
+    /// Data-channel rate cap asked for before the channels existed.
+    private var dataRate: Int?
 
     /// Audio playout runs every 20 ms (one Opus frame, RFC 7587 §4.2).
     static let audioSlot: Duration = .milliseconds(20)
@@ -125,7 +134,7 @@ public final class PeerConnection {
         }
         service(now: now)
         out.deadline = state == .closed ? nil
-            : ([transportDeadline, maintenanceAt, audioPullAt, senderDeadline]
+            : ([transportDeadline, maintenanceAt, audioPullAt, senderDeadline, dataDeadline]
                + videoReceives.values.map { $0.nextDeadline() }).compactMap { $0 }.min()
         defer { out = Output() }
         return out
@@ -142,6 +151,7 @@ public final class PeerConnection {
                 startTransport(role: .controlling, now: now)
                 offered = [OfferedSection(mid: "0", kind: .audio, direction: direction(sending: audioTrack != nil), track: audioTrack),
                            OfferedSection(mid: "1", kind: .video, direction: direction(sending: videoTrack != nil), track: videoTrack)]
+                if configuration.dataChannels { offered.append(OfferedSection(mid: "2", kind: .application, direction: .sendrecv)) }
             } else {
                 guard signalingState == .stable, remoteDescription != nil, state != .failed, state != .closed else {
                     return warn("createOffer: not now (\(signalingState.rawValue), \(state.rawValue))")
@@ -149,7 +159,7 @@ public final class PeerConnection {
                 descriptionVersion += 1
             }
             let offer = SessionDescription.makeOffer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
-                                                     sections: offered)
+                                                     sections: offered, maxMessageSize: configuration.maxMessageSize)
             localDescription = offer
             signalingState = .haveLocalOffer
             announce(offer, .offer)
@@ -167,7 +177,8 @@ public final class PeerConnection {
             // RFC 8445 §6.1.1: a lite peer is always controlled, so the full agent controls even when it answers.
             startTransport(role: offer.iceLite ? .controlling : .controlled, now: now)
             let answer = offer.makeAnswer(sessionID: sessionID, transport: localTransport, tracks: localTracks,
-                                          receive: configuration.receive)
+                                          receive: configuration.receive, dataChannels: configuration.dataChannels,
+                                          maxMessageSize: configuration.maxMessageSize)
             // RFC 8829 §5.3.1 would answer an offer we cannot use with every section rejected; there is no call in
             // that, so the connection is refused instead (and nothing is sent back).
             guard answer.media.contains(where: { !$0.isRejected }) else {
@@ -231,6 +242,26 @@ public final class PeerConnection {
             if let rtp = audioSend!.send(opusPacket: packet, isDTX: isDTX, now: now) { sendRTP(rtp, now: now) }
         case .decodeFailed(let mid):
             videoReceives[mid]?.decodeFailed()
+        case .openDataChannel(let label):
+            if let data {
+                do throws(DataChannels.ChannelError) {
+                    let (id, o) = try data.open(label: label, now: now)
+                    out.events.append(.dataChannel(.opened(id, label: label, byPeer: false)))
+                    absorbData(o, now: now)
+                } catch { warn("data channel \(label): \(error)") }
+            } else if pendingChannelLabels.count < 16 {
+                pendingChannelLabels.append(label)
+            }
+        case .sendData(let channel, let message):
+            guard let data else { return warn("data channel \(channel): not open") }
+            do throws(DataChannels.ChannelError) { absorbData(try data.send(message, on: channel, now: now), now: now) } catch {
+                warn("data channel \(channel): \(error)")
+            }
+        case .closeDataChannel(let channel):
+            if let data { absorbData(data.close(channel, now: now), now: now) }
+        case .setDataRate(let rate):
+            dataRate = rate
+            if let data { absorbData(data.setSendRate(bytesPerSecond: rate, now: now), now: now) }
         case .close:
             shutDown(now: now, cause: "closed locally")
         }
@@ -255,6 +286,8 @@ public final class PeerConnection {
     /// Stops ICE (and DTLS, which sends close_notify) and every timer.
     private func shutDown(now: TransportTime, cause: String) {
         guard state != .closed else { return }
+        // The peer's channels close at once on an ABORT (browsers send one too) rather than when DTLS goes.
+        if let data, data.isConnected { absorbData(data.association.abort(reason: "closed", now: now).asChannels, now: now) }
         setState(.closed, cause: cause)
         if transport != nil { feedTransport(.command(.close), now: now) }
         audioPullAt = nil
@@ -314,7 +347,8 @@ public final class PeerConnection {
         // RFC 8842 §5.3: the answer to a subsequent offer keeps the DTLS association, so our role's setup value.
         let answer = offer.makeAnswer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
                                       setup: dtlsRole == .server ? .passive : .active, tracks: localTracks, receive: configuration.receive,
-                                      sendOn: [.audio: audioSendMid, .video: videoSendMid].compactMapValues { $0 })
+                                      sendOn: [.audio: audioSendMid, .video: videoSendMid].compactMapValues { $0 },
+                                      dataChannels: configuration.dataChannels, maxMessageSize: configuration.maxMessageSize)
         localDescription = answer
         remoteDescription = offer
         offered = Self.sections(answering: answer, tracks: localTracks)
@@ -431,7 +465,54 @@ public final class PeerConnection {
             audioSend = s
         }
         audioSendMid = audioSection?.mid
+        negotiateData(ours: ours, theirs: theirs, now: now)
         out.events.append(.sectionsChanged(sectionStates))
+    }
+
+    /// The data section goes on once both sides have it; its channels start when DTLS is up (RFC 8261 §3).
+    private func negotiateData(ours: SessionDescription, theirs: SessionDescription, now: TransportTime) {
+        guard let mine = ours.media.first(where: { $0.kind == "application" && !$0.isRejected }),
+              let peer = theirs.media.first(where: { $0.mid == mine.mid && !$0.isRejected && $0.kind == "application" }) else {
+            return
+        }
+        dataSection = (peer.maxMessageSize, peer.sctpPort ?? 5000)
+        startData(now: now)
+    }
+
+    private func startData(now: TransportTime) {
+        guard data == nil, let section = dataSection, transport?.isSecure == true, let role = dtlsRole else { return }
+        var c = DataChannels.Configuration(isDtlsClient: role == .client)
+        c.remoteMaxMessageSize = section.maxMessageSize
+        c.sctp.remotePort = section.port
+        c.sctp.maxIncomingMessage = configuration.maxMessageSize
+        let channels = DataChannels(configuration: c)
+        data = channels
+        absorbData(channels.start(now: now), now: now)
+        if let rate = dataRate { absorbData(channels.setSendRate(bytesPerSecond: rate, now: now), now: now) }
+        for label in pendingChannelLabels {
+            do throws(DataChannels.ChannelError) {
+                let (id, o) = try channels.open(label: label, now: now)
+                out.events.append(.dataChannel(.opened(id, label: label, byPeer: false)))
+                absorbData(o, now: now)
+            } catch { warn("data channel \(label): \(error)") }
+        }
+        pendingChannelLabels = []
+    }
+
+    private func absorbData(_ o: DataChannels.Output, now: TransportTime) {
+        dataDeadline = o.deadline
+        for packet in o.transmits { feedTransport(.command(.sendApplicationData(packet)), now: now) }
+        for event in o.events {
+            switch event {
+            case .connected: break
+            case .opened(let id, let label, _): out.events.append(.dataChannel(.opened(id, label: label, byPeer: true)))
+            case .message(let id, let m): out.events.append(.dataChannel(.message(id, m)))
+            case .buffered(let id, let n): out.events.append(.dataChannel(.buffered(id, n)))
+            case .closed(let id): out.events.append(.dataChannel(.closed(id)))
+            case .warning(let why): warn("data channels: \(why)")
+            case .ended(let reason): warn("data channels ended: \(reason)")
+            }
+        }
     }
 
     private var sectionStates: [SectionState] {
@@ -511,6 +592,7 @@ public final class PeerConnection {
             // The peer's decoder needs a keyframe first: start with one rather than wait for its PLI.
             out.events.append(.keyframeRequested)
             updateState(cause: "DTLS connected (\(profile))")
+            startData(now: now)
         case .failed(.dtlsFailed(Self.peerClosedDTLS)):
             // A close_notify is the peer hanging up, not a failure (RFC 5246 §7.2.1).
             shutDown(now: now, cause: "the peer closed the DTLS association")
@@ -519,6 +601,8 @@ public final class PeerConnection {
             updateState(cause: error.description)
         case .rtp(let bytes): receiveRTP(bytes, now: now)
         case .rtcp(let bytes): receiveRTCP(bytes, now: now)
+        case .applicationData(let bytes):
+            if let data { absorbData(data.receive(packet: bytes, now: now), now: now) }
         }
     }
 
@@ -627,6 +711,7 @@ public final class PeerConnection {
     private func service(now: TransportTime) {
         guard state != .closed else { return }
         if let t = transportDeadline, t <= now { feedTransport(.timeout, now: now) }
+        if let t = dataDeadline, t <= now, let data { absorbData(data.handleTimeout(now: now), now: now) }
         // The maintenance timer runs from the remote description on, before SRTP too, so it never stays in the past.
         let reportsDue = maintenanceAt.map { $0 <= now } ?? false
         if reportsDue { maintenanceAt = now + Self.maintenanceInterval }

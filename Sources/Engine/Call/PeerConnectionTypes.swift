@@ -54,6 +54,10 @@ extension PeerConnection {
         public var srtpProfiles: [SrtpProfile] = [.aeadAes128Gcm, .aes128CmHmacSha1_80]
         /// Put gathered candidates in the SDP as well as trickling them (false: trickle only, RFC 8838).
         public var candidatesInDescription = true
+        /// Offer an `m=application` section for data channels and accept one in an offer (SCTP over the same DTLS).
+        public var dataChannels = true
+        /// Our `a=max-message-size`: the largest data-channel message we take (RFC 8841 §6).
+        public var maxMessageSize = 256 * 1024
         /// Remote candidates are used only if this says yes (e.g. loopback-only tests never contact other addresses).
         public var acceptRemoteAddress: @Sendable (IPAddress) -> Bool = { _ in true }
 
@@ -96,6 +100,13 @@ extension PeerConnection {
         case sendAudio(packet: [UInt8], isDTX: Bool)
         /// The decoder of section `mid` refused a frame: wait for a keyframe and ask for one (PLI, docs/webrtc-interop.md §7).
         case decodeFailed(mid: String)
+        /// Opens an ordered, reliable data channel as soon as SCTP can carry it (before that, it waits).
+        case openDataChannel(label: String)
+        /// A message on data channel `channel`; refused (a warning) when it is not open or too large.
+        case sendData(channel: UInt16, DataChannels.Message)
+        case closeDataChannel(UInt16)
+        /// Caps new data-channel bytes per second (nil: SCTP's own congestion control alone).
+        case setDataRate(bytesPerSecond: Int?)
         case close
     }
 
@@ -120,6 +131,8 @@ extension PeerConnection {
         case sectionsChanged([SectionState])
         /// The peer asked for a keyframe (PLI/FIR, coalesced), or the connection just came up.
         case keyframeRequested
+        /// A data channel opened (by us or the peer), carried a message, changed its queued bytes, or closed.
+        case dataChannel(DataChannelEvent)
         /// Something was wrong with a signalled input (bad SDP, missing fingerprint); the connection goes on or fails.
         case warning(String)
     }
@@ -197,4 +210,12 @@ public struct MediaGap: Sendable, Codable, Equatable {
     /// Audio alone sends a packet every 20 ms; a gap of 50 ms is already two packets missing.
     public static let threshold: Duration = .milliseconds(50)
     public static let kept = 32
+}
+
+/// What a connection's data channels report (`DataChannels.Event` less the SCTP details).
+public enum DataChannelEvent: Sendable, Equatable {
+    case opened(UInt16, label: String, byPeer: Bool)
+    case message(UInt16, DataChannels.Message)
+    case buffered(UInt16, Int)
+    case closed(UInt16)
 }

@@ -52,6 +52,8 @@ public enum RoomAction: Sendable, Equatable {
     case addTransceiver(RemotePeerID, MediaKind, MediaDirection)
     case stopTransceiver(RemotePeerID, mid: String)
     case createOffer(RemotePeerID)
+    /// Open a data channel to `peer` (ordered, reliable) once its SCTP association is up.
+    case openDataChannel(RemotePeerID, label: String)
     case closeConnection(RemotePeerID, cause: String)
     case applyRemoteOffer(RemotePeerID, SessionDescription)
     case applyRemoteAnswer(RemotePeerID, SessionDescription)

@@ -31,6 +31,8 @@ public final class DtlsEndpoint {
         case failed(EngineError)
         /// The peer sent close_notify.
         case closed
+        /// One application-data record: an SCTP packet for the data channels (RFC 8261).
+        case applicationData([UInt8])
     }
 
     public struct Output: Sendable {
@@ -167,6 +169,8 @@ public final class DtlsEndpoint {
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             connected(&out)
+            // The peer's first application data (an SCTP INIT) can come in the same flight as its Finished.
+            if state == .connected { drainApplicationData(&out) }
             return
         }
         let error = SSL_get_error(ssl, result)
@@ -199,13 +203,17 @@ public final class DtlsEndpoint {
         out.events.append(.connected(material))
     }
 
-    /// After the handshake only alerts matter (no data channel): a close_notify closes, and a retransmitted final
-    /// flight from the peer is answered by OpenSSL inside SSL_read.
+    /// After the handshake: application data (SCTP packets) comes out as events, a close_notify closes, and a
+    /// retransmitted final flight from the peer is answered by OpenSSL inside SSL_read.
     private func drainApplicationData(_ out: inout Output) {
-        var buffer = [UInt8](repeating: 0, count: 2048)
+        // A DTLS record holds at most 2^14 bytes of plaintext (RFC 6347 §4.1 via RFC 5246 §6.2.1).
+        var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let n = SSL_read(ssl, &buffer, Int32(buffer.count))
-            if n > 0 { continue }
+            if n > 0 {
+                out.events.append(.applicationData(Array(buffer[0..<Int(n)])))
+                continue
+            }
             let error = SSL_get_error(ssl, n)
             if error == SSL_ERROR_ZERO_RETURN {
                 state = .closed
@@ -215,6 +223,20 @@ public final class DtlsEndpoint {
             }
             return
         }
+    }
+
+    /// Sends one application-data record (an SCTP packet); dropped unless the handshake is done.
+    public func send(applicationData bytes: [UInt8], now: TransportTime) -> Output {
+        var out = Output()
+        if state == .connected, !bytes.isEmpty {
+            ERR_clear_error()
+            let n = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+            if n <= 0 {
+                let error = SSL_get_error(ssl, n)
+                if error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE { fail(&out, reason: "write: \(Self.errorText())") }
+            }
+        }
+        return finish(out, now: now)
     }
 
     /// Sends close_notify.

@@ -240,3 +240,13 @@ public final class DataChannels {
         }
     }
 }
+
+extension SctpAssociation.Output {
+    /// The packets of an association output with no channel events (an ABORT on the way out).
+    public var asChannels: DataChannels.Output {
+        var o = DataChannels.Output()
+        o.transmits = transmits
+        o.deadline = deadline
+        return o
+    }
+}

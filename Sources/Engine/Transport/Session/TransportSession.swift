@@ -27,6 +27,8 @@ public final class TransportSession {
         /// A clear RTP / RTCP packet to protect and send on the selected pair (dropped before SRTP is up).
         case sendRTP([UInt8])
         case sendRTCP([UInt8])
+        /// An SCTP packet for the data channels, sent as DTLS application data.
+        case sendApplicationData([UInt8])
         case close
     }
 
@@ -42,6 +44,8 @@ public final class TransportSession {
         case failed(EngineError)
         case rtp([UInt8])
         case rtcp([UInt8])
+        /// An SCTP packet from the peer, out of DTLS.
+        case applicationData([UInt8])
     }
 
     public struct Output: Sendable {
@@ -159,6 +163,8 @@ public final class TransportSession {
             startDtlsIfReady(now: now)
         case .sendRTP(let packet): sendProtected(packet, rtcp: false)
         case .sendRTCP(let packet): sendProtected(packet, rtcp: true)
+        case .sendApplicationData(let packet):
+            if maySend, let dtls { absorb(dtls.send(applicationData: packet, now: now)) }
         case .close:
             if let dtls { absorb(dtls.close(now: now)) }
             absorb(ice.handle(.command(.close), now: now), now: now)
@@ -277,6 +283,7 @@ public final class TransportSession {
                 }
             case .failed(let error): out.events.append(.failed(error))
             case .closed: out.events.append(.failed(.dtlsFailed("peer closed the DTLS association")))
+            case .applicationData(let bytes): out.events.append(.applicationData(bytes))
             }
         }
     }
