@@ -19,6 +19,13 @@
  * Mute and video state (conftui's extension): the page sends `__media_state` {audioMuted, videoOn} after joining
  * and on each toggle, and shows what others announce (`_media_state`, `_peers.media`) on their tiles.
  *
+ * Chat and files (docs/chat-and-files.md): the offerer makes one ordered, reliable data channel per peer before its
+ * first offer, labelled "undefined" as the original's was; the answerer takes whichever channel the offerer opens.
+ * Every message is JSON text: `__msg` is chat, `__file` (ask, accept, refuse, chunk) a file as its base64 data URL in
+ * chunks of at most 64 KiB of JSON, sent as the channel drains; any other type shows its `data` as chat. The chat
+ * panel sends to every open channel; a file offer waits for Accept or Refuse. ?say=TEXT (repeatable) sends TEXT to
+ * each peer once its channel opens; ?acceptFiles=1 accepts every offer; ?echo=1 answers a chat "ping X" with "pong X".
+ *
  * Test hook:
  *   window.conftui.state() -> Promise of {you (null until `_peers`), room (the fragment, "" = default),
  *       name (our display name from ?name=, null if none),
@@ -31,7 +38,15 @@
  *                            availableOutgoingBitrate (the selected pair's: Chromium's send-side estimate)}}}
  *     (figures summed over the peer's inbound-rtp stats; selectedPair is "local -> remote" address:port,
  *     selectedPairTypes their ICE candidate types, "host/srflx" and the like)
+ *     and chat: [{from (socketId), name (its label then), text, atMs}] (every received chat line, in order),
+ *     chatSent: [{to: [socketId], text, atMs}], files: [{from, name, size, sha256 (hex, null until hashed or when
+ *     not received), state: "received"|"refused"|"failed"}] (incoming files once ended), filesSent: [{name, size,
+ *     sha256, to: {<socketId>: "offered"|"sending"|"sent"|"refused"|"failed"}}], channels: {<socketId>: readyState}
+ *     (every channel of this join, also after its peer left); the lists keep the last RECORD_LIMIT entries
  *   window.conftui.log -> the most recent log lines (each is also console.log'ged with a "[conftui]" prefix).
+ *   window.conftuiSendFile(name, lengthOrBase64) -> offers a file as "Send file" does: that many deterministic
+ *       pseudo-random bytes (syntheticBytes) or the base64 string's bytes; resolves with its filesSent record.
+ *   window.conftuiPing(n) -> n chat round trips to each open channel whose page has ?echo=1: {<socketId>: [ms]}.
  */
 
 const LOG_LIMIT = 400;
