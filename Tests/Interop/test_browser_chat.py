@@ -5,7 +5,7 @@ CJK, markup) and `?acceptFiles=1`; B also has `?echo=1`. Checked through the pag
 (`window.conftui.state()`): the channel's label is the original's "undefined" and is open on both sides; every
 `?say=` text and a text typed into the panel arrive exactly, both ways, shown as text (no markup made); a 5 MB file
 sent each way at once (`conftuiSendFile`, deterministic bytes) arrives sha256-equal to what was sent and to the bytes
-computed here; an offer over 1 GiB is refused automatically; invalid JSON and a binary message are dropped with the
+computed here; an offer over 1 GiB is refused automatically (its path and bidi override gone from the name); invalid JSON and a binary message are dropped with the
 channel still open; `conftuiPing` gets B's echoes; when A leaves, B's channel is closed. On failure: each page's
 state, log and console, the server's log and Chromium's output.
 """
@@ -108,11 +108,12 @@ def test_two_pages_chat_and_send_files_both_ways(signaling_server, chromium: Chr
         a.evaluate(f"""(() => {{ const channel = session.peers.get({json.dumps(b_id)}).channel;
             channel.send('{{not json');
             channel.send(new Uint8Array([1, 2, 3]));
-            channel.send(JSON.stringify({{name: 'huge.iso', size: 2 ** 31, sendId: 'BIG1', type: '__file',
+            channel.send(JSON.stringify({{name: '../../.huge\u202e.iso', size: 2 ** 31, sendId: 'BIG1', type: '__file',
                                          signal: 'ask'}}));
             channel.send(JSON.stringify({{type: 'other', data: 42}}));
             return true; }})()""")
         states = wait_until(pages, lambda s: len(s[1]["files"]) == 2, 5.0, "B refuses the 2 GiB offer")
+        # Shown and saved under its base name, without the bidi override and the leading dot.
         assert states[1]["files"][1] == {"from": a_id, "name": "huge.iso", "size": 2 ** 31, "sha256": None,
                                          "state": "refused"}
         states = wait_until(pages, lambda s: "42" in texts_from(s[1], a_id), 5.0, "an unknown type shows its data")

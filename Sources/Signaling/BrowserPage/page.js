@@ -62,6 +62,10 @@ const READ_BLOCK = 3 * 16 * 1024;           // bytes of a file read at a time: a
 const FILE_LIMIT = 1024 * 1024 * 1024;      // offers of larger files are refused
 const PENDING_OFFERS_PER_PEER = 4;          // offered or being received, per peer; more are refused
 const DATA_URL_HEADER_LIMIT = 300;          // "data:<mime>;base64" of a received file
+const FILE_NAME_LIMIT = 255;                // bytes of UTF-8 of an offered name; longer offers are dropped
+const FILE_IDLE_LIMIT = 60 * 1000;          // a file being received fails after this long without a chunk
+const HASH_LIMIT = 256 * 1024 * 1024;       // received files up to this size get a sha256 (it reads them whole)
+const CHAT_TEXT_LIMIT = 16 * 1024;          // characters of one chat line we send
 const RECORD_LIMIT = 1000;                  // chat lines and file records kept (panel and test hook)
 const params = new URLSearchParams(location.search);
 const ownName = displayName(params.get("name"));
@@ -121,8 +125,7 @@ const short = id => String(id).slice(0, 8);
  */
 function displayName(value) {
   if (typeof value !== "string") return null;
-  const stripped = value.replace(
-    /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g, "");
+  const stripped = withoutControls(value);
   // Cut between characters (grapheme clusters where the browser can tell, else code points) at NAME_LIMIT
   // bytes of UTF-8, like the server, so what we show ourselves is what the others see.
   const text = stripped.trim();
@@ -140,6 +143,12 @@ function displayName(value) {
   }
   name = name.trim();
   return name === "" ? null : name;
+}
+
+/** `text` without C0/C1/DEL controls and bidi or invisible format characters. */
+function withoutControls(text) {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g, "");
 }
 
 /** What a peer's tile shows: its name, or the short socketId. */
@@ -841,14 +850,27 @@ function onFileMessage(s, peer, message) {
   }
 }
 
+/**
+ * The name an offered file is shown and saved under: what follows the last "/" or "\\", without controls and
+ * format characters (a bidi override would make "\u202egpj.exe" read as "exe.jpg") and leading dots; "file" if
+ * nothing is left.
+ */
+function safeFileName(name) {
+  const base = withoutControls(name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1));
+  return base.replace(/^\.+/, "").trim() || "file";
+}
+
 function onFileOffer(s, peer, message, key) {
-  const name = typeof message.name === "string" ? message.name : "";
+  const offered = typeof message.name === "string" ? message.name : "";
   const size = message.size;
-  if (!name || !Number.isSafeInteger(size) || size < 0) return log("malformed file offer from", short(peer.id), "dropped");
+  if (!offered || new TextEncoder().encode(offered).length > FILE_NAME_LIMIT || !Number.isSafeInteger(size) || size < 0) {
+    return log("malformed file offer from", short(peer.id), "dropped");
+  }
+  const name = safeFileName(offered);
   if (exchange.incoming.has(key)) return log("repeated file offer", message.sendId, "from", short(peer.id), "dropped");
   const incoming = {
     key, peer, sendId: message.sendId, name, size, from: peer.id, fromName: label(peer), state: "offered",
-    parts: [], received: 0, header: "", carry: "", row: null, status: null,
+    parts: [], received: 0, header: "", carry: "", row: null, status: null, lastChunkAt: 0,
   };
   const item = chatLine("");
   incoming.row = item;
@@ -894,6 +916,7 @@ function acceptFile(incoming) {
   for (const button of incoming.buttons) button.remove();
   if (!openChannel(incoming.peer)) return finishReceive(incoming, "failed", "the channel is closed", false);
   incoming.state = "receiving";
+  incoming.lastChunkAt = Date.now();
   incoming.status.textContent = "receiving 0%";
   sendOn(incoming.peer, { type: "__file", signal: "accept", sendId: incoming.sendId });
 }
@@ -904,6 +927,7 @@ function onFileChunk(peer, message, key) {
   if (typeof message.data !== "string" || typeof message.last !== "boolean") {
     return finishReceive(incoming, "failed", "malformed chunk", true);
   }
+  incoming.lastChunkAt = Date.now();
   let data = message.data;
   try {
     if (incoming.header !== null) {
@@ -966,8 +990,17 @@ function finishReceive(incoming, state, text, tell, blob = null) {
   link.download = incoming.name;
   link.textContent = "Save " + incoming.name;
   incoming.status.after(link);
-  sha256Hex(blob).then(hash => { record.sha256 = hash; });
+  if (blob.size <= HASH_LIMIT) sha256Hex(blob).then(hash => { record.sha256 = hash; }, error => log("no sha256:", error));
 }
+
+// A stalled sender cannot hold a file open for ever.
+setInterval(() => {
+  for (const incoming of [...exchange.incoming.values()]) {
+    if (incoming.state === "receiving" && Date.now() - incoming.lastChunkAt > FILE_IDLE_LIMIT) {
+      finishReceive(incoming, "failed", "failed: no data for " + FILE_IDLE_LIMIT / 1000 + " s", true);
+    }
+  }
+}, 5000);
 
 async function sha256Hex(blob) {
   if (!crypto.subtle) return null;   // only in a secure context (https, localhost)
@@ -1163,6 +1196,7 @@ ui.chatForm.addEventListener("submit", event => {
   event.preventDefault();
   const text = ui.chatInput.value;
   if (text.trim() === "") return;
+  if (text.length > CHAT_TEXT_LIMIT) return showNote("Too long to send: at most " + CHAT_TEXT_LIMIT + " characters.");
   if (sendChat(session, text)) ui.chatInput.value = "";
   else showNote("Nobody's channel is open: not sent.");
 });
