@@ -1,7 +1,7 @@
 """Two pages chat and exchange files over SkyRTC's data channel (docs/chat-and-files.md), through the chosen server.
 
 Headless Chromium pages A and B (B the newcomer, so B makes the channel) join one room with `?say=` texts (emoji,
-CJK, markup) and `?acceptFiles=1`; B also has `?echo=1`. Checked through the page's test hook
+CJK, markup); B also has `?acceptFiles=1` and `?echo=1`, while A's offer is accepted with its panel's Accept button. Checked through the page's test hook
 (`window.conftui.state()`): the channel's label is the original's "undefined" and is open on both sides; every
 `?say=` text and a text typed into the panel arrive exactly, both ways, shown as text (no markup made); a 5 MB file
 sent each way at once (`conftuiSendFile`, deterministic bytes) arrives sha256-equal to what was sent and to the bytes
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import urllib.parse
 
 from testsupport.chromium import Chromium, Page
@@ -37,7 +38,7 @@ def synthetic_bytes(length: int) -> bytes:
 
 
 def page_url(server, room: str, name: str, *extra: tuple[str, str]) -> str:
-    query = [("name", name)] + [("say", text) for text in TEXTS[name]] + [("acceptFiles", "1"), *extra]
+    query = [("name", name)] + [("say", text) for text in TEXTS[name]] + list(extra)
     return f"{server.http_url}?{urllib.parse.urlencode(query)}#{room}"
 
 
@@ -50,6 +51,14 @@ def texts_from(state: dict, sender: str) -> list[str]:
     return [entry["text"] for entry in state["chat"] if entry["from"] == sender]
 
 
+def wait_for_page(page: Page, expression: str, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while not (value := page.evaluate(expression)):
+        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting until {what}"
+        time.sleep(0.1)
+    return value
+
+
 def file_done(state: dict) -> bool:
     """The first file's final record is there (a received file's sha256 comes a moment later)."""
     return bool(state["files"]) and (state["files"][0]["state"] != "received" or bool(state["files"][0]["sha256"]))
@@ -59,7 +68,7 @@ def test_two_pages_chat_and_send_files_both_ways(signaling_server, chromium: Chr
     pages: list[Page] = []
     room = "chat"
     with evidence_on_failure(PagesEvidence(pages), signaling_server, chromium):
-        for name, extra in (("A", ()), ("B", (("echo", "1"),))):
+        for name, extra in (("A", ()), ("B", (("acceptFiles", "1"), ("echo", "1")))):
             pages.append(chromium.new_page(page_url(signaling_server, room, name, *extra), name, PAGE_READY))
             wait_until(pages, lambda s: s[-1]["you"] is not None, 10.0, f"{name} joins")
         a, b = pages
@@ -95,6 +104,11 @@ def test_two_pages_chat_and_send_files_both_ways(signaling_server, chromium: Chr
         sent_a = a.evaluate(f"conftuiSendFile('from-a.bin', {FILE_SIZE})")
         sent_b = b.evaluate(f"conftuiSendFile('from-b.bin', {FILE_SIZE})")
         assert sent_a["sha256"] == sent_b["sha256"] == expected
+        # B accepts by itself (?acceptFiles=1); A's user clicks Accept on the offer in the panel.
+        offer_line = wait_for_page(a, "[...document.querySelectorAll('#messages .file')].map(e => e.textContent)"
+                                   ".find(t => t.includes('from-b.bin')) || ''", 5.0, "B's offer shows on A")
+        assert "B offers from-b.bin (4.8 MiB):" in offer_line and "Accept" in offer_line, offer_line
+        a.evaluate("[...document.querySelectorAll('#messages button')].find(b => b.textContent === 'Accept').click()")
         states = wait_until(pages, lambda s: all(file_done(st) for st in s), 60.0, "both files arrive")
         assert states[1]["files"] == [{"from": a_id, "name": "from-a.bin", "size": FILE_SIZE, "sha256": expected,
                                        "state": "received"}]

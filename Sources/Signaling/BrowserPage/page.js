@@ -879,11 +879,9 @@ function onFileOffer(s, peer, message, key) {
   const who = document.createElement("span");
   who.className = "who";
   who.textContent = incoming.fromName;
-  const what = document.createElement("span");
-  what.textContent = "offers " + name + " (" + formatSize(size) + "):";
   incoming.status = document.createElement("span");
   incoming.status.className = "progress";
-  line.append(who, what, incoming.status);
+  line.append(who, " offers " + name + " (" + formatSize(size) + "): ", incoming.status);
   item.append(line);
   const pending = [...exchange.incoming.values()].filter(other => other.peer === peer).length;
   if (size > FILE_LIMIT || pending >= PENDING_OFFERS_PER_PEER) {
@@ -906,8 +904,7 @@ function onFileOffer(s, peer, message, key) {
     sendOn(peer, { type: "__file", signal: "refuse", sendId: incoming.sendId });
     finishReceive(incoming, "refused", "refused", false);
   });
-  line.insertBefore(accept, incoming.status);
-  line.insertBefore(refuse, incoming.status);
+  incoming.status.before(accept, " ", refuse, " ");
   if (acceptAll) acceptFile(incoming);
 }
 
@@ -989,7 +986,7 @@ function finishReceive(incoming, state, text, tell, blob = null) {
   link.href = URL.createObjectURL(blob);
   link.download = incoming.name;
   link.textContent = "Save " + incoming.name;
-  incoming.status.after(link);
+  incoming.status.after(" ", link);
   if (blob.size <= HASH_LIMIT) sha256Hex(blob).then(hash => { record.sha256 = hash; }, error => log("no sha256:", error));
 }
 
@@ -1032,15 +1029,13 @@ function sendFile(s, blob, name, sha256 = null) {
   const item = chatLine("self");
   const line = document.createElement("span");
   line.className = "file";
-  const what = document.createElement("span");
-  what.textContent = "you offer " + name + " (" + formatSize(blob.size) + ")";
-  line.append(what);
+  line.append("you offer " + name + " (" + formatSize(blob.size) + ")");
   item.append(line);
   for (const peer of peers) {
     const sendId = randomSendId();
     const status = document.createElement("span");
     status.className = "progress";
-    line.append(status);
+    line.append(" ", status);
     const out = { key: peer.id + " " + sendId, peer, sendId, blob, name, state: "offered", record, status };
     exchange.outgoing.set(out.key, out);
     setSendState(out, "offered");
