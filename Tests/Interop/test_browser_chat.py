@@ -107,7 +107,8 @@ def test_two_pages_chat_and_send_files_both_ways(signaling_server, chromium: Chr
         # B accepts by itself (?acceptFiles=1); A's user clicks Accept on the offer in the panel.
         offer_line = wait_for_page(a, "[...document.querySelectorAll('#messages .file')].map(e => e.textContent)"
                                    ".find(t => t.includes('from-b.bin')) || ''", 5.0, "B's offer shows on A")
-        assert "B offers from-b.bin (4.8 MiB):" in offer_line and "Accept" in offer_line, offer_line
+        assert offer_line.startswith(("B offers from-b.bin (4.8 MiB): Accept Refuse",
+                                      f"{b_id[:8]} offers from-b.bin (4.8 MiB): Accept Refuse")), offer_line
         a.evaluate("[...document.querySelectorAll('#messages button')].find(b => b.textContent === 'Accept').click()")
         states = wait_until(pages, lambda s: all(file_done(st) for st in s), 60.0, "both files arrive")
         assert states[1]["files"] == [{"from": a_id, "name": "from-a.bin", "size": FILE_SIZE, "sha256": expected,
