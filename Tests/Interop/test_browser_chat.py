@@ -1,13 +1,14 @@
 """Two pages chat and exchange files over SkyRTC's data channel (docs/chat-and-files.md), through the chosen server.
 
-Headless Chromium pages A and B (B the newcomer, so B makes the channel) join one room with `?say=` texts (emoji,
-CJK, markup); B also has `?acceptFiles=1` and `?echo=1`, while A's offer is accepted with its panel's Accept button. Checked through the page's test hook
-(`window.conftui.state()`): the channel's label is the original's "undefined" and is open on both sides; every
-`?say=` text and a text typed into the panel arrive exactly, both ways, shown as text (no markup made); a 5 MB file
-sent each way at once (`conftuiSendFile`, deterministic bytes) arrives sha256-equal to what was sent and to the bytes
-computed here; an offer over 1 GiB is refused automatically (its path and bidi override gone from the name); invalid JSON and a binary message are dropped with the
-channel still open; `conftuiPing` gets B's echoes; when A leaves, B's channel is closed. On failure: each page's
-state, log and console, the server's log and Chromium's output.
+Headless Chromium pages A and B (B the newcomer, so B makes the channel) join one room with `?say=` texts (emoji, CJK,
+markup); B also has `?acceptFiles=1` and `?echo=1`, while A takes B's offers with its panel's buttons.
+Checked through the page's test hook (`window.conftui.state()`): the channel's label is the original's "undefined" and
+is open on both sides; every `?say=` text and a text typed into the panel arrive exactly, both ways, shown as text (no
+markup made); a 5 MB file sent each way at once (`conftuiSendFile`, deterministic bytes) arrives sha256-equal to what
+was sent and to the bytes computed here; an offer refused with the panel's button ends the send; an offer over 1 GiB
+is refused automatically (its path and bidi override gone from the name); invalid JSON and a binary message are
+dropped with the channel still open; `conftuiPing` gets B's echoes; when A leaves, B's channel is closed. On failure:
+each page's state, log and console, the server's log and Chromium's output.
 """
 
 from __future__ import annotations
@@ -118,6 +119,16 @@ def test_two_pages_chat_and_send_files_both_ways(signaling_server, chromium: Chr
         states = wait_until(pages, lambda s: s[0]["filesSent"][0]["to"] == {b_id: "sent"}
                             and s[1]["filesSent"][0]["to"] == {a_id: "sent"}, 5.0, "both senders done")
         assert b.evaluate("document.querySelector('#messages a[download]').download") == "from-a.bin"
+
+        # Refused with the panel's button: the sender's record says so, and nothing is sent.
+        b.evaluate("conftuiSendFile('unwanted.bin', 1000)")
+        wait_for_page(a, "[...document.querySelectorAll('#messages .file')].some(e => e.textContent.includes("
+                         "'unwanted.bin') && e.querySelector('button'))", 5.0, "the second offer shows on A")
+        a.evaluate("[...document.querySelectorAll('#messages .file')].find(e => e.textContent.includes('unwanted.bin'))"
+                   ".querySelectorAll('button')[1].click()")
+        states = wait_until(pages, lambda s: s[1]["filesSent"][1]["to"] == {a_id: "refused"}, 5.0, "B learns of it")
+        assert states[0]["files"][1] == {"from": b_id, "name": "unwanted.bin", "size": 1000, "sha256": None,
+                                         "state": "refused"}
 
         # Hostile or broken input from A's side: dropped, and the channel stays open.
         a.evaluate(f"""(() => {{ const channel = session.peers.get({json.dumps(b_id)}).channel;
