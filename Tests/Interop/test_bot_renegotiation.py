@@ -11,8 +11,9 @@ track ~3 s, then stops its transceiver and offers again. An in-page sampler poll
 
 Checked: (a) the connection is never replaced (the bot's log renegotiates twice and replaces nothing; its report's
 timeline has one `connecting` and nothing after `connected`; the page's RTCPeerConnection is the same object and
-stays `connected`); (b) conftui's first answer accepts the new section (three m= lines with a port, the new one
-`recvonly` or `sendrecv`) and the bot decodes it (`videoStreams` gets the new mid, with the canvas's bright flat
+stays `connected`); (b) conftui's first answer accepts the new section (three audio and video m= lines with a port,
+the new one `recvonly` or `sendrecv`; the page's data channel, when it offered first, answered with port 0) and the
+bot decodes it (`videoStreams` gets the new mid, with the canvas's bright flat
 picture, unlike the camera's); (c) the second answer keeps the mid with port 0, and the section's packets stop at the
 bot; (d) no media gap from Chromium over 200 ms at the bot during the whole renegotiation window (its
 `transport.mediaGaps`, placed on the bot's call clock through the report's `callStartedAt`), and Chromium's
@@ -123,12 +124,15 @@ CONNECTION = """
 """
 
 
-def m_sections(sdp: str) -> list[dict]:
-    """Each m= section of an SDP: kind, port, mid, direction."""
+def m_sections(sdp: str, media_only: bool = True) -> list[dict]:
+    """Each m= section of an SDP: kind, port, mid, direction; audio and video only unless `media_only` is false (the
+    page, when it offers first, adds the data channel's application section, which conftui answers with port 0)."""
     out = []
     for block in re.split(r"\r?\n(?=m=)", sdp)[1:]:
         lines = block.splitlines()
         kind, port = lines[0][2:].split()[:2]
+        if media_only and kind == "application":
+            continue
         mid = next((line[6:] for line in lines if line.startswith("a=mid:")), None)
         direction = next((line[2:] for line in lines if line[2:] in ("sendrecv", "sendonly", "recvonly", "inactive")),
                          None)
@@ -224,6 +228,9 @@ def test_chromium_adds_and_removes_a_video_section_on_the_running_connection(sig
         without_share = wait_for_page(page, CONNECTION % js, lambda c: c["signalingState"] == "stable"
                                       and c["remote"] != with_share["remote"], 10, "conftui's answer to the stop")
         second_answer = m_sections(without_share["remote"])
+        data_sections = [s for s in m_sections(with_share["remote"], media_only=False) if s["kind"] == "application"]
+        # The page's chat channel: offered by the page when it offered first; conftui has no SCTP yet, so port 0.
+        assert [s["port"] for s in data_sections] == ([0] if bot_first else []), data_sections
         time.sleep(0.5)   # the window ends a little after the second answer: the restart of anything would show
         window_end = time.time()
 

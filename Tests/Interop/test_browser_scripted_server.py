@@ -2,7 +2,8 @@
 
 A tiny server (the reference server's page responder plus a WebSocket handler that plays a script after
 `__join`) lets the test choose exactly what the page receives, including hostile ids and `_error` messages, and
-record exactly what the page sends: the offer must carry one audio and one video m-line, both sendrecv, and
+record exactly what the page sends: the offer must carry one audio and one video m-line, both sendrecv (then the
+data channel's application line), and
 candidates must carry `label` (integer), `id` (string) and `candidate`.
 """
 
@@ -92,8 +93,10 @@ def test_page_offers_one_audio_and_one_video_line_and_shows_server_text_as_text(
             (offer,) = server.sent("__offer")
             assert offer["socketId"] == HOSTILE_ID and offer["sdp"]["type"] == "offer"
             sections = offer["sdp"]["sdp"].split("\r\nm=")[1:]
-            assert [section.split(" ")[0] for section in sections] == ["audio", "video"]
-            assert all("\r\na=sendrecv" in section for section in sections), sections
+            # Audio and video, then the data channel the offerer makes for chat and files (SkyRTC's).
+            assert [section.split(" ")[0] for section in sections] == ["audio", "video", "application"]
+            assert all("\r\na=sendrecv" in section for section in sections[:2]), sections
+            assert "webrtc-datachannel" in sections[2], sections[2]
 
             for candidate in server.sent("__ice_candidate"):
                 assert candidate["socketId"] == HOSTILE_ID

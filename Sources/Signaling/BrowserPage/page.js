@@ -19,6 +19,13 @@
  * Mute and video state (conftui's extension): the page sends `__media_state` {audioMuted, videoOn} after joining
  * and on each toggle, and shows what others announce (`_media_state`, `_peers.media`) on their tiles.
  *
+ * Chat and files (docs/chat-and-files.md): the offerer makes one ordered, reliable data channel per peer before its
+ * first offer, labelled "undefined" as the original's was; the answerer takes whichever channel the offerer opens.
+ * Every message is JSON text: `__msg` is chat, `__file` (ask, accept, refuse, chunk) a file as its base64 data URL in
+ * chunks of at most 64 KiB of JSON, sent as the channel drains; any other type shows its `data` as chat. The chat
+ * panel sends to every open channel; a file offer waits for Accept or Refuse. ?say=TEXT (repeatable) sends TEXT to
+ * each peer once its channel opens; ?acceptFiles=1 accepts every offer; ?echo=1 answers a chat "ping X" with "pong X".
+ *
  * Test hook:
  *   window.conftui.state() -> Promise of {you (null until `_peers`), room (the fragment, "" = default),
  *       name (our display name from ?name=, null if none),
@@ -31,11 +38,35 @@
  *                            availableOutgoingBitrate (the selected pair's: Chromium's send-side estimate)}}}
  *     (figures summed over the peer's inbound-rtp stats; selectedPair is "local -> remote" address:port,
  *     selectedPairTypes their ICE candidate types, "host/srflx" and the like)
+ *     and chat: [{from (socketId), name (its label then), text, atMs}] (every received chat line, in order),
+ *     chatSent: [{to: [socketId], text, atMs}], files: [{from, name, size, sha256 (hex, null until hashed or when
+ *     not received), state: "received"|"refused"|"failed"}] (incoming files once ended), filesSent: [{name, size,
+ *     sha256, to: {<socketId>: "offered"|"sending"|"sent"|"refused"|"failed"}}], channels: {<socketId>: readyState}
+ *     (every channel of this join, also after its peer left); the lists keep the last RECORD_LIMIT entries
  *   window.conftui.log -> the most recent log lines (each is also console.log'ged with a "[conftui]" prefix).
+ *   window.conftuiSendFile(name, lengthOrBase64) -> offers a file as "Send file" does: that many deterministic
+ *       pseudo-random bytes (syntheticBytes) or the base64 string's bytes; resolves with its filesSent record.
+ *   window.conftuiPing(n) -> n chat round trips to each open channel whose page has ?echo=1: {<socketId>: [ms]}.
  */
 
 const LOG_LIMIT = 400;
 const NAME_LIMIT = 64;   // bytes of UTF-8, the server's cap (SkyRTCDisplayName.maxBytes)
+// The original client called pc.createDataChannel(label) with label undefined, which WebIDL turns into "undefined".
+const SKYRTC_CHANNEL_LABEL = "undefined";
+const MESSAGE_LIMIT = 300 * 1000;           // characters (bytes) of one received message; larger ones are dropped
+const CHUNK_MESSAGE_LIMIT = 64 * 1024;      // one file chunk's JSON, at most (and at most the peer's max message size)
+const CHUNK_ENVELOPE = 256;                 // room left in it for everything around `data`
+const CHANNEL_BUFFER_HIGH = 1024 * 1024;    // file chunks wait while the channel has this much buffered
+const CHANNEL_BUFFER_LOW = 256 * 1024;      // ... until it drains to this (bufferedAmountLowThreshold)
+const READ_BLOCK = 3 * 16 * 1024;           // bytes of a file read at a time: a multiple of 3, so base64 joins up
+const FILE_LIMIT = 1024 * 1024 * 1024;      // offers of larger files are refused
+const PENDING_OFFERS_PER_PEER = 4;          // offered or being received, per peer; more are refused
+const DATA_URL_HEADER_LIMIT = 300;          // "data:<mime>;base64" of a received file
+const FILE_NAME_LIMIT = 255;                // bytes of UTF-8 of an offered name; longer offers are dropped
+const FILE_IDLE_LIMIT = 60 * 1000;          // a file being received fails after this long without a chunk
+const HASH_LIMIT = 256 * 1024 * 1024;       // received files up to this size get a sha256 (it reads them whole)
+const CHAT_TEXT_LIMIT = 16 * 1024;          // characters of one chat line we send
+const RECORD_LIMIT = 1000;                  // chat lines and file records kept (panel and test hook)
 const params = new URLSearchParams(location.search);
 const ownName = displayName(params.get("name"));
 const rtcConfiguration = {
@@ -57,6 +88,13 @@ const ui = {
   video: document.getElementById("video"),
   leave: document.getElementById("leave"),
   rejoin: document.getElementById("rejoin"),
+  messages: document.getElementById("messages"),
+  chatNote: document.getElementById("chat-note"),
+  chatForm: document.getElementById("chat-form"),
+  chatInput: document.getElementById("chat-input"),
+  chatSend: document.getElementById("chat-send"),
+  fileInput: document.getElementById("file-input"),
+  fileSend: document.getElementById("file-send"),
 };
 
 const conftui = { log: [], state: snapshot };
@@ -87,8 +125,7 @@ const short = id => String(id).slice(0, 8);
  */
 function displayName(value) {
   if (typeof value !== "string") return null;
-  const stripped = value.replace(
-    /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g, "");
+  const stripped = withoutControls(value);
   // Cut between characters (grapheme clusters where the browser can tell, else code points) at NAME_LIMIT
   // bytes of UTF-8, like the server, so what we show ourselves is what the others see.
   const text = stripped.trim();
@@ -106,6 +143,12 @@ function displayName(value) {
   }
   name = name.trim();
   return name === "" ? null : name;
+}
+
+/** `text` without C0/C1/DEL controls and bidi or invisible format characters. */
+function withoutControls(text) {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g, "");
 }
 
 /** What a peer's tile shows: its name, or the short socketId. */
@@ -299,7 +342,7 @@ function join() {
   const room = roomFromFragment();
   const s = {
     room, you: "", signaling: "connecting", peers: new Map(), media: null, closed: false,
-    selfTile: makeTile("you", true), ws: null, mediaReady: null,
+    selfTile: makeTile("you", true), ws: null, mediaReady: null, channels: new Map(),
   };
   session = s;
   ui.error.textContent = "";
@@ -542,7 +585,7 @@ function addPeer(s, id, role, name = null) {
   const pc = new RTCPeerConnection(rtcConfiguration);
   const peer = {
     id, name, role, pc, closed: false, queue: Promise.resolve(), pendingCandidates: [], media: null,
-    stream: new MediaStream(), tile: null,
+    stream: new MediaStream(), tile: null, channel: null, said: false,
   };
   peer.tile = makeTile(label(peer), false);
   s.peers.set(id, peer);
@@ -563,6 +606,8 @@ function addPeer(s, id, role, name = null) {
     updateStatus();
   };
   pc.oniceconnectionstatechange = () => log("peer", short(id), "ice", pc.iceConnectionState);
+  // The answerer's channel is the one the offerer opens, whatever its label.
+  pc.ondatachannel = event => attachChannel(s, peer, event.channel);
   return peer;
 }
 
@@ -574,6 +619,9 @@ async function offer(s, peer) {
     const track = kind === "audio" ? media.audioTrack : media.videoTrack;
     peer.pc.addTransceiver(track || kind, { direction: "sendrecv", streams: [media.stream] });
   }
+  // SkyRTC's chat and file channel: made by the offerer before its first offer, once per connection (a later
+  // offer on the same connection keeps it).
+  if (!peer.channel) attachChannel(s, peer, peer.pc.createDataChannel(SKYRTC_CHANNEL_LABEL, { ordered: true }));
   await peer.pc.setLocalDescription(await peer.pc.createOffer());
   const local = peer.pc.localDescription;
   send(s, "__offer", { socketId: peer.id, sdp: { type: local.type, sdp: local.sdp } });
@@ -599,6 +647,7 @@ function attachToOfferedTransceivers(peer, media) {
 
 function closePeer(s, peer) {
   peer.closed = true;
+  endTransfersOf(peer, null, label(peer) + " left");
   peer.pc.close();
   peer.tile.remove();
   s.peers.delete(peer.id);
@@ -640,7 +689,518 @@ function updateStatus() {
   if (s.media) parts.push(s.media.description);
   parts.push(s.signaling);
   ui.status.textContent = parts.join(" · ");
+  updateChatControls();
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Chat and files: SkyRTC's data-channel sub-protocol (docs/chat-and-files.md), one channel per peer.
+
+/** Every received chat message, our own, and the files, for the panel and the test hook (survives a rejoin). */
+const exchange = { chat: [], chatSent: [], files: [], filesSent: [], incoming: new Map(), outgoing: new Map() };
+const sayTexts = params.getAll("say").filter(text => text !== "");
+const acceptAll = params.get("acceptFiles") === "1";
+const echoPings = params.get("echo") === "1";
+const pingWaiters = new Map();   // "ping <token>" text -> resolve(arrival time) of conftuiPing
+
+function randomSendId() {
+  return Math.random().toString(36).slice(2).toUpperCase() + Date.now().toString(36).toUpperCase();
+}
+
+const validSendId = id => typeof id === "string" && /^[0-9A-Za-z-]{1,64}$/.test(id);
+const openChannel = peer => peer.channel && peer.channel.readyState === "open";
+const openPeers = s => (s && !s.closed ? [...s.peers.values()].filter(openChannel) : []);
+const clock = () => new Date().toTimeString().slice(0, 8);
+
+function formatSize(bytes) {
+  if (bytes < 1024) return bytes + " B";
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+  return value.toFixed(value < 10 ? 1 : 0) + " " + units[unit];
+}
+
+/** Wires a channel to its peer: ours (offerer, made before the first offer) or the one the offerer opened. */
+function attachChannel(s, peer, channel) {
+  if (peer.channel && peer.channel !== channel) log("peer", short(peer.id), "opened another channel; using it");
+  peer.channel = channel;
+  s.channels.set(peer.id, channel);
+  channel.binaryType = "arraybuffer";
+  channel.bufferedAmountLowThreshold = CHANNEL_BUFFER_LOW;
+  channel.onopen = () => {
+    log("peer", short(peer.id), "channel open (label " + JSON.stringify(channel.label) + ")");
+    updateChatControls();
+    if (peer.said || peer.channel !== channel) return;
+    peer.said = true;
+    for (const text of sayTexts) sendChat(s, text, [peer]);
+  };
+  channel.onclose = () => {
+    log("peer", short(peer.id), "channel closed");
+    endTransfersOf(peer, channel, "the channel closed");
+    updateChatControls();
+  };
+  channel.onerror = event => log("peer", short(peer.id), "channel error:", event.error || "unknown");
+  channel.onmessage = event => onChannelMessage(s, peer, event.data);
+}
+
+function sendOn(peer, message) {
+  try {
+    peer.channel.send(JSON.stringify(message));
+    return true;
+  } catch (error) {
+    log("sending to", short(peer.id), "failed:", error);
+    return false;
+  }
+}
+
+function onChannelMessage(s, peer, data) {
+  if (typeof data !== "string") return log("binary message from", short(peer.id), "dropped");
+  if (data.length > MESSAGE_LIMIT || (data.length > MESSAGE_LIMIT / 3 && new TextEncoder().encode(data).length > MESSAGE_LIMIT)) {
+    return log("message of", data.length, "characters from", short(peer.id), "dropped (over 300 KB)");
+  }
+  let message;
+  try {
+    message = JSON.parse(data);
+  } catch (error) {
+    return log("unreadable message from", short(peer.id), "dropped:", error);
+  }
+  const isObject = message !== null && typeof message === "object" && !Array.isArray(message);
+  if (isObject && message.type === "__file") return onFileMessage(s, peer, message);
+  // Chat: `__msg`, and like the original any other type shows its `data`; a message that is not an object, or has
+  // no `data`, shows as it came (the original would show "undefined" or throw).
+  const text = isObject && "data" in message ? String(message.data) : data;
+  receiveChat(s, peer, text);
+}
+
+function receiveChat(s, peer, text) {
+  const atMs = Date.now();
+  exchange.chat.push({ from: peer.id, name: label(peer), text, atMs });
+  if (exchange.chat.length > RECORD_LIMIT) exchange.chat.splice(0, exchange.chat.length - RECORD_LIMIT);
+  const waiter = pingWaiters.get(text);
+  if (waiter) waiter(atMs);
+  showChat(label(peer), text, false);
+  if (echoPings && text.startsWith("ping ") && openChannel(peer)) sendChat(s, "pong " + text.slice(5), [peer]);
+}
+
+/** Sends `text` as `__msg` to `peers` (default: every open channel); false when nobody could get it. */
+function sendChat(s, text, peers = openPeers(s)) {
+  const to = peers.filter(peer => openChannel(peer) && sendOn(peer, { type: "__msg", data: text }));
+  if (to.length === 0) return false;
+  exchange.chatSent.push({ to: to.map(peer => peer.id), text, atMs: Date.now() });
+  if (exchange.chatSent.length > RECORD_LIMIT) exchange.chatSent.splice(0, exchange.chatSent.length - RECORD_LIMIT);
+  showChat("you", text, true);
+  return true;
+}
+
+function chatLine(className) {
+  const item = document.createElement("li");
+  if (className) item.className = className;
+  const time = document.createElement("time");
+  time.textContent = clock();
+  item.append(time, " ");
+  ui.messages.append(item);
+  while (ui.messages.children.length > RECORD_LIMIT) ui.messages.firstElementChild.remove();
+  ui.messages.scrollTop = ui.messages.scrollHeight;
+  return item;
+}
+
+function showChat(name, text, self) {
+  const item = chatLine(self ? "self" : "");
+  const who = document.createElement("span");
+  who.className = "who";
+  who.textContent = name;
+  const body = document.createElement("span");
+  body.className = "text";
+  body.textContent = text;
+  item.append(who, ": ", body);
+}
+
+function showNote(text) {
+  const note = document.createElement("span");
+  note.className = "note";
+  note.textContent = text;
+  chatLine("").append(note);
+}
+
+function updateChatControls() {
+  const open = openPeers(session).length;
+  ui.chatSend.disabled = ui.fileSend.disabled = open === 0;
+  ui.chatNote.textContent = open > 0 ? "" :
+    session && !session.closed && session.peers.size > 0 ? "No chat channel is open yet." : "Nobody to chat with.";
+}
+
+// Receiving files: an offer waits for Accept or Refuse; accepted, its data URL is decoded as it arrives.
+
+function onFileMessage(s, peer, message) {
+  const id = message.sendId;
+  if (!validSendId(id)) return log("file message from", short(peer.id), "without a valid sendId dropped");
+  const key = peer.id + " " + id;
+  switch (message.signal) {
+    case "ask": return onFileOffer(s, peer, message, key);
+    case "chunk": return onFileChunk(peer, message, key);
+    case "accept": return onFileAccept(s, peer, key);
+    case "refuse": {
+      const out = exchange.outgoing.get(key);
+      if (out) return finishSend(out, "refused", "refused");
+      const incoming = exchange.incoming.get(key);
+      if (incoming) return finishReceive(incoming, "failed", "cancelled by " + label(peer), false);
+      return;
+    }
+    default: log("file signal", JSON.stringify(String(message.signal)), "from", short(peer.id), "dropped");
+  }
+}
+
+/**
+ * The name an offered file is shown and saved under: what follows the last "/" or "\\", without controls and
+ * format characters (a bidi override would make "\u202egpj.exe" read as "exe.jpg") and leading dots; "file" if
+ * nothing is left.
+ */
+function safeFileName(name) {
+  const base = withoutControls(name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1));
+  return base.replace(/^\.+/, "").trim() || "file";
+}
+
+function onFileOffer(s, peer, message, key) {
+  const offered = typeof message.name === "string" ? message.name : "";
+  const size = message.size;
+  if (!offered || new TextEncoder().encode(offered).length > FILE_NAME_LIMIT || !Number.isSafeInteger(size) || size < 0) {
+    return log("malformed file offer from", short(peer.id), "dropped");
+  }
+  const name = safeFileName(offered);
+  if (exchange.incoming.has(key)) return log("repeated file offer", message.sendId, "from", short(peer.id), "dropped");
+  const incoming = {
+    key, peer, sendId: message.sendId, name, size, from: peer.id, fromName: label(peer), state: "offered",
+    parts: [], received: 0, header: "", carry: "", row: null, status: null, lastChunkAt: 0,
+  };
+  const item = chatLine("");
+  incoming.row = item;
+  const line = document.createElement("span");
+  line.className = "file";
+  const who = document.createElement("span");
+  who.className = "who";
+  who.textContent = incoming.fromName;
+  incoming.status = document.createElement("span");
+  incoming.status.className = "progress";
+  line.append(who, " offers " + name + " (" + formatSize(size) + "): ", incoming.status);
+  item.append(line);
+  const pending = [...exchange.incoming.values()].filter(other => other.peer === peer).length;
+  if (size > FILE_LIMIT || pending >= PENDING_OFFERS_PER_PEER) {
+    const reason = size > FILE_LIMIT ? "over " + formatSize(FILE_LIMIT) : PENDING_OFFERS_PER_PEER + " offers already pending";
+    sendOn(peer, { type: "__file", signal: "refuse", sendId: incoming.sendId });
+    return finishReceive(incoming, "refused", "refused automatically: " + reason, false);
+  }
+  exchange.incoming.set(key, incoming);
+  log("peer", short(peer.id), "offers a file of", size, "bytes");
+  const accept = document.createElement("button");
+  accept.type = "button";
+  accept.textContent = "Accept";
+  const refuse = document.createElement("button");
+  refuse.type = "button";
+  refuse.textContent = "Refuse";
+  incoming.buttons = [accept, refuse];
+  accept.addEventListener("click", () => acceptFile(incoming));
+  refuse.addEventListener("click", () => {
+    if (incoming.state !== "offered") return;
+    sendOn(peer, { type: "__file", signal: "refuse", sendId: incoming.sendId });
+    finishReceive(incoming, "refused", "refused", false);
+  });
+  incoming.status.before(accept, " ", refuse, " ");
+  if (acceptAll) acceptFile(incoming);
+}
+
+function acceptFile(incoming) {
+  if (incoming.state !== "offered") return;
+  for (const button of incoming.buttons) button.remove();
+  if (!openChannel(incoming.peer)) return finishReceive(incoming, "failed", "the channel is closed", false);
+  incoming.state = "receiving";
+  incoming.lastChunkAt = Date.now();
+  incoming.status.textContent = "receiving 0%";
+  sendOn(incoming.peer, { type: "__file", signal: "accept", sendId: incoming.sendId });
+}
+
+function onFileChunk(peer, message, key) {
+  const incoming = exchange.incoming.get(key);
+  if (!incoming || incoming.state !== "receiving") return log("chunk of a file not being received from", short(peer.id), "dropped");
+  if (typeof message.data !== "string" || typeof message.last !== "boolean") {
+    return finishReceive(incoming, "failed", "malformed chunk", true);
+  }
+  incoming.lastChunkAt = Date.now();
+  let data = message.data;
+  try {
+    if (incoming.header !== null) {
+      // Before the comma: the data URL's header, "data:<mime>;base64".
+      const comma = data.indexOf(",");
+      incoming.header += comma < 0 ? data : data.slice(0, comma);
+      if (incoming.header.length > DATA_URL_HEADER_LIMIT) throw new Error("data URL header too long");
+      if (comma < 0) data = "";
+      else {
+        if (!/^data:[^,]*;base64$/.test(incoming.header)) throw new Error("not a base64 data URL");
+        incoming.header = null;
+        data = data.slice(comma + 1);
+      }
+    }
+    const text = incoming.carry + data;
+    const whole = message.last ? text.length : text.length - (text.length % 4);
+    incoming.carry = text.slice(whole);
+    if (whole > 0) {
+      const binary = atob(text.slice(0, whole));
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+      incoming.parts.push(bytes);
+      incoming.received += bytes.length;
+    }
+    if (incoming.received > incoming.size) throw new Error("more bytes than offered");
+    if (message.last && incoming.header !== null && !(incoming.size === 0 && incoming.header.startsWith("data:"))) {
+      throw new Error("no data URL");
+    }
+  } catch (error) {
+    return finishReceive(incoming, "failed", "failed: " + error.message, true);
+  }
+  if (!message.last) {
+    incoming.status.textContent = "receiving " + Math.floor(incoming.received * 100 / Math.max(incoming.size, 1)) + "%";
+    return;
+  }
+  if (incoming.received !== incoming.size) {
+    return finishReceive(incoming, "failed", "failed: " + incoming.received + " of " + incoming.size + " bytes", true);
+  }
+  const blob = new Blob(incoming.parts);
+  incoming.parts = [];
+  finishReceive(incoming, "received", "received", false, blob);
+}
+
+/** Ends an incoming file; `tell` sends the peer a `refuse` (which stops the original's sender). */
+function finishReceive(incoming, state, text, tell, blob = null) {
+  if (incoming.state === "received" || incoming.state === "refused" || incoming.state === "failed") return;
+  incoming.state = state;
+  incoming.parts = [];
+  exchange.incoming.delete(incoming.key);
+  if (incoming.buttons) for (const button of incoming.buttons) button.remove();
+  if (tell && openChannel(incoming.peer)) sendOn(incoming.peer, { type: "__file", signal: "refuse", sendId: incoming.sendId });
+  incoming.status.textContent = text;
+  log("file", incoming.sendId, "from", short(incoming.from) + ":", text);
+  const record = { from: incoming.from, name: incoming.name, size: incoming.size, sha256: null, state };
+  exchange.files.push(record);
+  if (exchange.files.length > RECORD_LIMIT) exchange.files.splice(0, exchange.files.length - RECORD_LIMIT);
+  if (!blob) return;
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = incoming.name;
+  link.textContent = "Save " + incoming.name;
+  incoming.status.after(" ", link);
+  if (blob.size <= HASH_LIMIT) sha256Hex(blob).then(hash => { record.sha256 = hash; }, error => log("no sha256:", error));
+}
+
+// A stalled sender cannot hold a file open for ever.
+setInterval(() => {
+  for (const incoming of [...exchange.incoming.values()]) {
+    if (incoming.state === "receiving" && Date.now() - incoming.lastChunkAt > FILE_IDLE_LIMIT) {
+      finishReceive(incoming, "failed", "failed: no data for " + FILE_IDLE_LIMIT / 1000 + " s", true);
+    }
+  }
+}, 5000);
+
+async function sha256Hex(blob) {
+  if (!crypto.subtle) return null;   // only in a secure context (https, localhost)
+  const digest = await crypto.subtle.digest("SHA-256", await blob.arrayBuffer());
+  return Array.from(new Uint8Array(digest), byte => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** A peer's channel closed or the peer left: its unfinished files fail both ways. */
+function endTransfersOf(peer, channel, reason) {
+  if (peer.channel !== channel && channel) return;
+  for (const incoming of [...exchange.incoming.values()]) {
+    if (incoming.peer === peer) finishReceive(incoming, "failed", "failed: " + reason, false);
+  }
+  for (const out of [...exchange.outgoing.values()]) if (out.peer === peer) finishSend(out, "failed", "failed: " + reason);
+}
+
+// Sending files: offered to every open channel, streamed as the data URL to each peer that accepts.
+
+/** Offers `blob` under `name` to every peer whose channel is open; the record shows in the hook's `filesSent`. */
+function sendFile(s, blob, name, sha256 = null) {
+  const peers = openPeers(s);
+  if (peers.length === 0) {
+    showNote("Nobody's channel is open: " + name + " not sent.");
+    return null;
+  }
+  const record = { name, size: blob.size, sha256, to: {} };
+  exchange.filesSent.push(record);
+  if (exchange.filesSent.length > RECORD_LIMIT) exchange.filesSent.splice(0, exchange.filesSent.length - RECORD_LIMIT);
+  const item = chatLine("self");
+  const line = document.createElement("span");
+  line.className = "file";
+  line.append("you offer " + name + " (" + formatSize(blob.size) + ")");
+  item.append(line);
+  for (const peer of peers) {
+    const sendId = randomSendId();
+    const status = document.createElement("span");
+    status.className = "progress";
+    line.append(" ", status);
+    const out = { key: peer.id + " " + sendId, peer, sendId, blob, name, state: "offered", record, status };
+    exchange.outgoing.set(out.key, out);
+    setSendState(out, "offered");
+    // The original's key order: name, size, sendId, type, signal.
+    if (!sendOn(peer, { name, size: blob.size, sendId, type: "__file", signal: "ask" })) finishSend(out, "failed", "failed");
+  }
+  return record;
+}
+
+function setSendState(out, text) {
+  out.record.to[out.peer.id] = out.state;
+  out.status.textContent = label(out.peer) + ": " + text;
+}
+
+function finishSend(out, state, text) {
+  if (!exchange.outgoing.has(out.key)) return;
+  exchange.outgoing.delete(out.key);
+  out.state = state;
+  setSendState(out, text);
+  log("file", out.sendId, "to", short(out.peer.id) + ":", text);
+}
+
+function onFileAccept(s, peer, key) {
+  const out = exchange.outgoing.get(key);
+  if (!out || out.state !== "offered") return log("accept of no offered file from", short(peer.id), "dropped");
+  out.state = "sending";
+  setSendState(out, "0%");
+  streamFile(out).catch(error => finishSend(out, "failed", "failed: " + (error.message || error.name)));
+}
+
+/** 3 bytes at a time become 4 characters: base64 of a block whose length is a multiple of 3 joins the next. */
+function base64Of(bytes) {
+  let text = "";
+  for (let at = 0; at < bytes.length; at += 3 * 8192) {
+    text += btoa(String.fromCharCode.apply(null, bytes.subarray(at, at + 3 * 8192)));
+  }
+  return text;
+}
+
+/** Waits until the channel's buffer falls to its low threshold (or the channel closes). */
+function drained(channel) {
+  return new Promise(resolve => {
+    const done = () => {
+      channel.removeEventListener("bufferedamountlow", done);
+      channel.removeEventListener("close", done);
+      resolve();
+    };
+    channel.addEventListener("bufferedamountlow", done);
+    channel.addEventListener("close", done);
+  });
+}
+
+async function streamFile(out) {
+  const channel = out.peer.channel;
+  const pc = out.peer.pc;
+  const limit = Math.min(pc.sctp && pc.sctp.maxMessageSize ? pc.sctp.maxMessageSize : CHUNK_MESSAGE_LIMIT,
+                         CHUNK_MESSAGE_LIMIT);
+  const slice = Math.max(limit - CHUNK_ENVELOPE, 1000);   // characters of data URL per chunk
+  const size = out.blob.size;
+  let pending = "data:" + (out.blob.type || "application/octet-stream") + ";base64,";
+  const total = pending.length + 4 * Math.ceil(size / 3);
+  let sent = 0;
+  let offset = 0;
+  let shown = -1;
+  for (;;) {
+    if (out.state !== "sending") return;
+    if (channel.readyState !== "open") return finishSend(out, "failed", "failed: the channel closed");
+    while (pending.length <= slice && offset < size) {
+      const block = new Uint8Array(await out.blob.slice(offset, offset + READ_BLOCK).arrayBuffer());
+      offset += block.length;
+      pending += base64Of(block);
+      if (block.length === 0) throw new Error("the file ended early");
+    }
+    if (out.state !== "sending") return;
+    const last = offset >= size && pending.length <= slice;
+    const data = pending.slice(0, slice);
+    pending = pending.slice(slice);
+    sent += data.length;
+    const percent = Math.floor(sent * 100 / total);
+    // The original's key order: a middle chunk has `last` before `data`, the last one after it.
+    const message = last
+      ? { type: "__file", signal: "chunk", sendId: out.sendId, data, last: true }
+      : { type: "__file", signal: "chunk", sendId: out.sendId, last: false, data, percent };
+    if (!sendOn(out.peer, message)) return finishSend(out, "failed", "failed: the channel refused a chunk");
+    if (last) return finishSend(out, "sent", "sent");
+    if (percent !== shown) {
+      shown = percent;
+      setSendState(out, percent + "%");
+    }
+    if (channel.bufferedAmount + limit > CHANNEL_BUFFER_HIGH) await drained(channel);
+  }
+}
+
+// Test and bench helpers.
+
+/** Deterministic pseudo-random bytes (xorshift32), so a test knows what a length-only file holds. */
+function syntheticBytes(length) {
+  const bytes = new Uint8Array(length);
+  let x = 0x9e3779b9;
+  for (let i = 0; i < length; i += 1) {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    bytes[i] = x & 0xff;
+  }
+  return bytes;
+}
+
+/**
+ * window.conftuiSendFile(name, content): offers a file to every open channel, as the "Send file" button does.
+ * `content` is a length (that many syntheticBytes) or a base64 string. Resolves with {name, size, sha256, to}
+ * (the `filesSent` record, `to` filling in as peers answer), or null when no channel is open.
+ */
+async function conftuiSendFile(name, content) {
+  let bytes;
+  if (typeof content === "number") bytes = syntheticBytes(content);
+  else {
+    const binary = atob(String(content));
+    bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  }
+  const blob = new Blob([bytes], { type: "application/octet-stream" });
+  return sendFile(session, blob, String(name), await sha256Hex(blob));
+}
+
+/**
+ * window.conftuiPing(n): n round trips over each open channel, one at a time, to pages started with ?echo=1:
+ * "ping <token>" out, "pong <token>" back (both ordinary `__msg` chat). Resolves with {<socketId>: [milliseconds,
+ * ... ]} (a lost reply, after 5 s, counts as null).
+ */
+async function conftuiPing(n = 10) {
+  const results = {};
+  for (const peer of openPeers(session)) {
+    results[peer.id] = [];
+    for (let i = 0; i < n; i += 1) {
+      const token = randomSendId() + " " + i;
+      const started = performance.now();
+      const arrived = new Promise(resolve => {
+        pingWaiters.set("pong " + token, resolve);
+        setTimeout(() => resolve(null), 5000);
+      });
+      sendChat(session, "ping " + token, [peer]);
+      const at = await arrived;
+      pingWaiters.delete("pong " + token);
+      results[peer.id].push(at === null ? null : performance.now() - started);
+    }
+  }
+  return results;
+}
+
+window.conftuiSendFile = conftuiSendFile;
+window.conftuiPing = conftuiPing;
+
+ui.chatForm.addEventListener("submit", event => {
+  event.preventDefault();
+  const text = ui.chatInput.value;
+  if (text.trim() === "") return;
+  if (text.length > CHAT_TEXT_LIMIT) return showNote("Too long to send: at most " + CHAT_TEXT_LIMIT + " characters.");
+  if (sendChat(session, text)) ui.chatInput.value = "";
+  else showNote("Nobody's channel is open: not sent.");
+});
+
+ui.fileSend.addEventListener("click", () => {
+  const file = ui.fileInput.files && ui.fileInput.files[0];
+  if (!file) return showNote("Choose a file first.");
+  if (sendFile(session, file, file.name)) ui.fileInput.value = "";
+});
 
 // ---------------------------------------------------------------------------------------------------------
 // Test hook.
@@ -693,8 +1253,11 @@ async function snapshot() {
   const s = session;
   const state = {
     you: null, room: null, name: ownName, media: null, mediaDescription: null, signaling: "none", peers: {},
+    chat: exchange.chat.slice(), chatSent: exchange.chatSent.slice(), files: exchange.files.map(f => ({ ...f })),
+    filesSent: exchange.filesSent.map(f => ({ ...f, to: { ...f.to } })), channels: {},
   };
   if (!s) return state;
+  for (const [id, channel] of s.channels) state.channels[id] = channel.readyState;
   Object.assign(state, {
     you: s.you || null, room: s.room, signaling: s.signaling,
     media: s.media ? s.media.kind : null, mediaDescription: s.media ? s.media.description : null,
