@@ -151,8 +151,10 @@ public struct RoomMessaging {
         switch input {
         case .channelOpened(let peer): effects = channelOpened(peer)
         case .channelClosed(let peer): effects = channelClosed(peer)
-        case .received(let peer, let text): effects = received(peer, Array(text.utf8), now: now)
-        case .receivedBytes(let peer, let bytes): effects = received(peer, bytes, now: now)
+        case .received(let peer, let text):
+            // Counted before copied: a message over the limit is refused without holding a second copy of it.
+            effects = received(peer, count: text.utf8.count, bytes: { Array(text.utf8) }, now: now)
+        case .receivedBytes(let peer, let bytes): effects = received(peer, count: bytes.count, bytes: { bytes }, now: now)
         case .receivedBinary(let peer, let count):
             effects = [.log("dropped a binary message of \(max(0, count)) bytes from \(peer): the chat and file sub-protocol is text only")]
         case .bufferedAmount(let peer, let bytes):
@@ -210,9 +212,10 @@ public struct RoomMessaging {
         case message(SkyRTCPeerMessage)
     }
 
-    private mutating func received(_ peer: SocketID, _ bytes: [UInt8], now: MonotonicInstant) -> [Effect] {
+    private mutating func received(_ peer: SocketID, count: Int, bytes: () -> [UInt8], now: MonotonicInstant) -> [Effect] {
         guard channels[peer] != nil else { return [.log("dropped a message from \(peer): its channel is not open (or not tracked)")] }
-        let checked = check(bytes)
+        let limit = configuration.maxIncomingMessageSize
+        let checked = count > limit ? .dropped("\(count) bytes, over the \(limit)-byte max message size") : check(bytes())
         // A chunk of a file this side is receiving is not counted: the limit is for what a peer makes the screen
         // and the log do, and a file's chunks are paced by the channel and bounded by the size accepted.
         if case .message(.file(.chunk(let sendId, _, _, _))) = checked,
@@ -236,11 +239,10 @@ public struct RoomMessaging {
         }
     }
 
-    /// Every check before the message means anything: size (before reading it), UTF-8, JSON within the
-    /// codec's depth, the `__file` fields.
+    /// Every check of a message within the size limit before it means anything: UTF-8, JSON within the codec's
+    /// depth, the `__file` fields.
     private func check(_ bytes: [UInt8]) -> Checked {
         let limit = configuration.maxIncomingMessageSize
-        guard bytes.count <= limit else { return .dropped("\(bytes.count) bytes, over the \(limit)-byte max message size") }
         guard !bytes.isEmpty else { return .dropped("an empty message") }
         guard String(validating: bytes, as: UTF8.self) != nil else { return .dropped("not UTF-8") }
         // The codec shows text that is not JSON as chat; the original client throws on it, so nothing is shown.
