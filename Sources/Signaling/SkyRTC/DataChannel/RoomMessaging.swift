@@ -218,14 +218,16 @@ public struct RoomMessaging {
         let checked = count > limit ? .dropped("\(count) bytes, over the \(limit)-byte max message size") : check(bytes())
         // A chunk of a file this side is receiving is not counted: the limit is for what a peer makes the screen
         // and the log do, and a file's chunks are paced by the channel and bounded by the size accepted.
-        if case .message(.file(.chunk(let sendId, _, _, _))) = checked,
-           incomingInfo[FileTransferID(peer: peer, sendId: sendId)]?.accepted == true {
-        } else {
-            switch channels[peer]!.limiter.admit(now: now) {
-            case .admitted: break
-            case .firstDropped:
+        var exempt = false
+        if case .message(.file(.chunk(let sendId, _, _, _))) = checked {
+            exempt = incomingInfo[FileTransferID(peer: peer, sendId: sendId)]?.accepted == true
+        }
+        if !exempt {
+            switch channels[peer]?.limiter.admit(now: now) {
+            case .admitted?, nil: break
+            case .firstDropped?:
                 return [.log("dropping messages from \(peer) for the rest of this second: more than \(configuration.maxMessagesPerSecond) a second")]
-            case .dropped:
+            case .dropped?:
                 return []
             }
         }
