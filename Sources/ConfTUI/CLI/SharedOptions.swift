@@ -34,3 +34,18 @@ enum SharedOptions {
         }
     }
 }
+
+extension SharedOptions {
+    /// A byte count with an optional K, M or G suffix (powers of 1024), at least 1 and at most 1 TiB.
+    static func byteSize(_ args: ParsedArguments, _ name: String, default fallback: Int64) throws -> Int64 {
+        guard let text = args.value(name) else { return fallback }
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text.uppercased())
+        var unit: Int64 = 1
+        if let last = digits.last, let u = units[last] { unit = u; digits = digits.dropLast() }
+        guard let n = Int64(digits), n >= 1, n <= (1 << 40) / unit else {
+            throw UsageError("--\(name) wants a size such as 500M or 2G (1 byte to 1T), got \(text)")
+        }
+        return n * unit
+    }
+}

@@ -23,6 +23,10 @@ let botCommand = Command(
         .flag("trickle-only", "signal candidates only by trickle, none in the SDP"),
         .flag("muted", "start muted (sends silence)"),
         .flag("no-video", "start with video off (sends no video)"),
+        .value("say", "TEXT", "send TEXT as chat to every peer once its channel opens, later ones too (repeatable)"),
+        .value("send-file", "PATH", "offer the file to every peer once its channel opens, later ones too (repeatable)"),
+        .value("accept-files", "DIR", "accept every file offered into DIR (default: refuse every offer)"),
+        .value("max-file-size", "SIZE", "refuse offers larger than SIZE bytes (K, M, G suffixes; default 1G)"),
     ],
     details: """
     The bot runs the same room logic as `conftui join` (mesh, trickle, reconnect with backoff), without a screen.
@@ -40,18 +44,53 @@ let botCommand = Command(
         let log = try SharedOptions.log(args, otherwise: .standardError)
         // Log lines carry what the network said (ids, server errors, close reasons) and usually go to a terminal.
         options.log = { log.write("bot \(name): " + SafeText.stripped($0)) }
-        let session = try RoomSessions.open(settings, callOptions: options, log: { log.write("bot \(name): " + SafeText.stripped($0)) })
+        var messaging = RoomMessaging.Configuration()
+        messaging.repeatToNewChannels = true
+        if let directory = args.value("accept-files") {
+            messaging.filePolicy = .acceptAll
+            messaging.downloadDirectory = directory
+        } else {
+            messaging.filePolicy = .refuseAll
+        }
+        messaging.maxFileSize = try SharedOptions.byteSize(args, "max-file-size", default: 1 << 30)
+        let session = try RoomSessions.open(settings, callOptions: options, messaging: messaging,
+                                            log: { log.write("bot \(name): " + SafeText.stripped($0)) })
         session.call.media.setMuted(args.has("muted"))
         session.call.media.setVideoEnabled(!args.has("no-video"))
-        return try BotRun(session: session, name: name, log: log).run(duration: duration, reportPath: args.value("report"))
+        let run = BotRun(session: session, name: name, log: log, say: args.values("say"), sendFiles: args.values("send-file"))
+        return try run.run(duration: duration, reportPath: args.value("report"))
     })
 
 /// One bot run: the session, the stop signals, the report.
-struct BotRun {
+final class BotRun {
     let session: any RoomSession
     let name: String
     let log: SignalingLog
+    let say: [String]
+    let sendFiles: [String]
     let startedAt = MediaPipeline.wallClock()
+    private var messages = MessagingReport()
+    private var names: [RemotePeerID: String] = [:]
+
+    init(session: any RoomSession, name: String, log: SignalingLog, say: [String] = [], sendFiles: [String] = []) {
+        (self.session, self.name, self.log, self.say, self.sendFiles) = (session, name, log, say, sendFiles)
+    }
+
+    /// Session events name the peers; messaging events fill the report.
+    private func collect() {
+        for event in session.takeEvents() {
+            switch event {
+            case .joined(_, _, let known, _): names.merge(known) { $1 }
+            case .peerJoined(let peer, let name): if let name { names[peer] = name }
+            default: break
+            }
+        }
+        session.messaging.tick()
+        for event in session.messaging.takeEvents() {
+            messages.add(event, names: names)
+            if case .notice(let text) = event { log.write("bot \(name): " + SafeText.stripped(text)) }
+        }
+    }
 
     func run(duration: Double, reportPath: String?) throws -> Int32 {
         // Block the stop signals in every thread (threads inherit the mask) and wait for them here.
@@ -64,6 +103,9 @@ struct BotRun {
         let you = try session.start()
         let line = "conftui bot: joined \(session.roomShown) as \(SafeText.stripped(you.rawValue))\n"
         _ = line.withCString { write(1, $0, strlen($0)) }
+        // Repeated to every channel that opens, peers that join later included.
+        for text in say { session.messaging.say(text) }
+        for path in sendFiles { session.messaging.sendFile(path: path) }
 
         let deadline = duration > 0 ? MediaPipeline.wallClock() + duration : Double.infinity
         var why = "duration over"
@@ -75,7 +117,7 @@ struct BotRun {
             if let reason = session.endReason { why = reason; break }
             if let error = session.call.media.error { why = error; break }
             // The bot has no screen: the call already acted on these, and the report reads the snapshots.
-            _ = session.takeEvents()
+            collect()
             _ = session.call.events.take()
             // Refreshed during the call as `join --report` does, so a test can watch what arrives while it happens.
             if let reportPath, MediaPipeline.wallClock() - lastReport >= 2 {
@@ -85,8 +127,9 @@ struct BotRun {
         }
         log.write("bot \(name): leaving (\(why))")
         session.leave()
+        collect()
         if let reportPath {
-            try CallReport(session: session, name: name, startedAt: startedAt, endReason: why).write(to: reportPath)
+            try CallReport(session: session, name: name, startedAt: startedAt, endReason: why, messaging: messages).write(to: reportPath)
             log.write("bot \(name): report written to \(reportPath)")
         }
         return 0
@@ -97,7 +140,7 @@ struct BotRun {
     private func writeReport(to path: String, reason: String) {
         let temporary = path + ".tmp"
         do {
-            try CallReport(session: session, name: name, startedAt: startedAt, endReason: reason).write(to: temporary)
+            try CallReport(session: session, name: name, startedAt: startedAt, endReason: reason, messaging: messages).write(to: temporary)
             _ = rename(temporary, path)
         } catch {
             log.write("bot \(name): cannot write the report: \(error)")

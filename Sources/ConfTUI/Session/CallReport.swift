@@ -1,5 +1,6 @@
 import Engine
 import Foundation
+import Signaling
 import Synchronization
 
 /// The JSON report `bot --report` and `join --report` write when they end: who we were, why we ended, what we sent
@@ -18,6 +19,11 @@ struct CallReport: Encodable {
     /// What the call's bounds dropped (`CallLimits`): zero unless a server or peer sent more than a room needs, or the
     /// screen stopped reading the call's events.
     var dropped: Dropped
+    /// Chat and files (`bot`): every message and file in order; nil where the caller keeps no record.
+    var chat: [MessagingReport.Chat]?
+    var files: [MessagingReport.File]?
+    var said: [MessagingReport.Said]?
+    var filesSent: [MessagingReport.Sent]?
 
     struct Dropped: Encodable {
         /// Signaling messages refused because `CallLimits.maxQueuedSignals` were already waiting.
@@ -26,7 +32,11 @@ struct CallReport: Encodable {
         var callEvents: Int
     }
 
-    init(session: any RoomSession, name: String, startedAt: Double, endReason: String) {
+    init(session: any RoomSession, name: String, startedAt: Double, endReason: String, messaging: MessagingReport? = nil) {
+        chat = messaging?.chat
+        files = messaging?.files
+        said = messaging?.said
+        filesSent = messaging?.filesSent
         let s = session.call.snapshot()
         self.name = name
         room = session.roomShown

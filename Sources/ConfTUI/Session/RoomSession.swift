@@ -1,4 +1,5 @@
 import Engine
+import Signaling
 
 /// One participant's presence in a room, whatever the room's signaling protocol: the signaling connection, the
 /// `Call`, and the traffic between them. `join`'s screen, `bot` and the demo's participants use only this, so a
@@ -11,6 +12,8 @@ import Engine
 /// connections, then the signaling.
 protocol RoomSession: AnyObject, Sendable {
     var call: Call { get }
+    /// Chat and files over the call's data channels.
+    var messaging: CallMessaging { get }
     var settings: RoomSessionSettings { get }
     /// The room's name as the server files it (shown on the screen and in reports).
     var roomShown: String { get }
@@ -37,7 +40,8 @@ struct RoomSessionSettings: Sendable {
 /// The one place that picks a session driver, so the commands never name a protocol.
 enum RoomSessions {
     static func open(_ settings: RoomSessionSettings, callOptions: Call.Options,
+                     messaging: RoomMessaging.Configuration = RoomMessaging.Configuration(),
                      log: @escaping @Sendable (String) -> Void) throws -> any RoomSession {
-        try SkyRTCSession(settings: settings, callOptions: callOptions, log: log)
+        try SkyRTCSession(settings: settings, callOptions: callOptions, messaging: messaging, log: log)
     }
 }

@@ -15,6 +15,7 @@ import Synchronization
 /// afresh; nobody is left holding a connection to an id that no longer exists (no ghosts).
 final class SkyRTCSession: RoomSession {
     let call: Call
+    let messaging: CallMessaging
     let settings: RoomSessionSettings
     private let link: SignalingLink
     private let events = Mutex<[SessionEvent]>([])
@@ -23,13 +24,18 @@ final class SkyRTCSession: RoomSession {
     private let ended = Mutex<String?>(nil)
     private let log: @Sendable (String) -> Void
 
-    init(settings: RoomSessionSettings, callOptions: Call.Options, log: @escaping @Sendable (String) -> Void) throws {
+    init(settings: RoomSessionSettings, callOptions: Call.Options, messaging configuration: RoomMessaging.Configuration,
+         log: @escaping @Sendable (String) -> Void) throws {
         let link = SignalingLink(log: log)
         self.link = link
         self.settings = settings
         self.log = log
+        let messaging = CallMessaging(core: RoomMessaging(configuration: configuration), log: log)
+        self.messaging = messaging
         call = try Call(options: callOptions, onSignal: { link.send(SkyRTCCallTranslation.message(for: $0)) },
-                        onMediaAnnouncement: { link.send(SkyRTCCallTranslation.announcement(of: $0)) })
+                        onMediaAnnouncement: { link.send(SkyRTCCallTranslation.announcement(of: $0)) },
+                        onData: { messaging.dataEvent($0, $1) })
+        messaging.attach(call)
     }
 
     /// The room name as the server files it (the original's `data.room || "__default"`).

@@ -246,7 +246,7 @@ public final class PeerConnection {
             if let data {
                 do throws(DataChannels.ChannelError) {
                     let (id, o) = try data.open(label: label, now: now)
-                    out.events.append(.dataChannel(.opened(id, label: label, byPeer: false)))
+                    out.events.append(.dataChannel(.opened(id, label: label, byPeer: false, maxMessageSize: data.configuration.remoteMaxMessageSize)))
                     absorbData(o, now: now)
                 } catch { warn("data channel \(label): \(error)") }
             } else if pendingChannelLabels.count < 16 {
@@ -492,7 +492,7 @@ public final class PeerConnection {
         for label in pendingChannelLabels {
             do throws(DataChannels.ChannelError) {
                 let (id, o) = try channels.open(label: label, now: now)
-                out.events.append(.dataChannel(.opened(id, label: label, byPeer: false)))
+                out.events.append(.dataChannel(.opened(id, label: label, byPeer: false, maxMessageSize: channels.configuration.remoteMaxMessageSize)))
                 absorbData(o, now: now)
             } catch { warn("data channel \(label): \(error)") }
         }
@@ -505,7 +505,7 @@ public final class PeerConnection {
         for event in o.events {
             switch event {
             case .connected: break
-            case .opened(let id, let label, _): out.events.append(.dataChannel(.opened(id, label: label, byPeer: true)))
+            case .opened(let id, let label, _): out.events.append(.dataChannel(.opened(id, label: label, byPeer: true, maxMessageSize: data?.configuration.remoteMaxMessageSize ?? 65_536)))
             case .message(let id, let m): out.events.append(.dataChannel(.message(id, m)))
             case .buffered(let id, let n): out.events.append(.dataChannel(.buffered(id, n)))
             case .closed(let id): out.events.append(.dataChannel(.closed(id)))

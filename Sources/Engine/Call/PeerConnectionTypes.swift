@@ -214,7 +214,8 @@ public struct MediaGap: Sendable, Codable, Equatable {
 
 /// What a connection's data channels report (`DataChannels.Event` less the SCTP details).
 public enum DataChannelEvent: Sendable, Equatable {
-    case opened(UInt16, label: String, byPeer: Bool)
+    /// `maxMessageSize`: the peer's `a=max-message-size` (0: no limit), what one message to it may hold.
+    case opened(UInt16, label: String, byPeer: Bool, maxMessageSize: Int)
     case message(UInt16, DataChannels.Message)
     case buffered(UInt16, Int)
     case closed(UInt16)

@@ -163,15 +163,21 @@ import Testing
         #expect(link.filesIn(link.bobDownloads).isEmpty)
     }
 
-    @Test func refuseAllCreatesNoDirectory() throws {
+    /// The download folder is made by the first accepted file, never before (`join` must not leave empty folders).
+    @Test func theDownloadFolderIsMadeByTheFirstAcceptedFileOnly() throws {
         var configuration = RoomMessaging.Configuration()
         configuration.filePolicy = .refuseAll
         configuration.downloadDirectory = NSTemporaryDirectory() + "conftui-never-\(UInt64.random(in: 0...UInt64.max))"
-        _ = try RoomMessaging(configuration: configuration)
+        _ = RoomMessaging(configuration: configuration)
         #expect(!FileManager.default.fileExists(atPath: configuration.downloadDirectory))
         configuration.filePolicy = .ask
-        _ = try RoomMessaging(configuration: configuration)
+        _ = RoomMessaging(configuration: configuration)
+        #expect(!FileManager.default.fileExists(atPath: configuration.downloadDirectory))
+        let sink = DeferredDiskFileSink(directory: configuration.downloadDirectory)
+        let handle = try sink.create(name: "a.txt")
         #expect(FileManager.default.fileExists(atPath: configuration.downloadDirectory))
+        try sink.append([1, 2], to: handle)
+        _ = try sink.finish(handle)
         try? FileManager.default.removeItem(atPath: configuration.downloadDirectory)
     }
 

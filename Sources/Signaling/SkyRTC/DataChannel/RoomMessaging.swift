@@ -135,11 +135,11 @@ public struct RoomMessaging {
         outgoing = OutgoingFileTransfers(configuration: configuration.outgoing)
     }
 
-    /// The program's core: files go to a `DiskFileSink` in `configuration.downloadDirectory`, which is created
-    /// unless the policy refuses every file.
-    public init(configuration: Configuration) throws(FileSinkError) {
+    /// The program's core: files go to `configuration.downloadDirectory`, made when the first file is accepted
+    /// (never under a policy that refuses every file).
+    public init(configuration: Configuration) {
         let sink: any FileSink = configuration.filePolicy == .refuseAll
-            ? NoFileSink() : try DiskFileSink(directory: configuration.downloadDirectory)
+            ? NoFileSink() : DeferredDiskFileSink(directory: configuration.downloadDirectory)
         self.init(configuration: configuration, sink: sink)
     }
 

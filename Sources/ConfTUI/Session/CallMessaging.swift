@@ -1,0 +1,129 @@
+import Engine
+import Foundation
+import Signaling
+import Synchronization
+
+/// Chat and files of a call: SkyRTC's data-channel protocol (`RoomMessaging`, sans-IO) driven by the call's data
+/// channels. One channel per peer carries it, the first that opens (SkyRTC makes one; a browser could make more).
+/// The call delivers its channel events here on its event thread, the screen or the bot calls the user's side from
+/// its own; one lock keeps the core. What the user should see queues in `takeEvents`, bounded.
+final class CallMessaging: Sendable {
+    /// What a screen or a report learns, in order.
+    enum Event: Sendable, Equatable {
+        case chat(from: RemotePeerID, text: String, atWallClock: Double)
+        case chatSent(String, to: Int, atWallClock: Double)
+        case offered(FileTransferID, from: RemotePeerID, name: String, size: Int64)
+        case offerSent(FileTransferID, name: String, size: Int64)
+        case progress(FileTransferID, incoming: Bool, bytes: Int64, size: Int64)
+        case fileReceived(FileTransferID, path: String, size: Int64, sha256: String)
+        case fileSent(FileTransferID, name: String, size: Int64, sha256: String?)
+        case fileRefused(FileTransferID, incoming: Bool)
+        case fileFailed(FileTransferID, incoming: Bool, reason: String)
+        case notice(String)
+    }
+
+    /// Screen events kept while nobody takes them; past it the oldest go (the report keeps its own record).
+    static let maxQueuedEvents = 4096
+
+    /// `@unchecked Sendable`: the core holds file handles (not Sendable), and a `State` only ever lives inside
+    /// `state`, touched within `withLock`, so no two threads reach it at once.
+    private struct State: @unchecked Sendable {
+        var core: RoomMessaging
+        var channels: [RemotePeerID: UInt16] = [:]
+        var events: [Event] = []
+        var deadline: MonotonicInstant?
+    }
+
+    private let state: Mutex<State>
+    private let call = Mutex<Call?>(nil)
+    private let log: @Sendable (String) -> Void
+
+    init(core: RoomMessaging, log: @escaping @Sendable (String) -> Void) {
+        state = Mutex(State(core: core))
+        self.log = log
+    }
+
+    /// The call whose channels carry the messages (set once it exists: it is created with `dataEvent` as its hook).
+    func attach(_ call: Call) { self.call.withLock { $0 = call } }
+
+    /// From the call's event thread.
+    func dataEvent(_ peer: RemotePeerID, _ event: DataChannelEvent) {
+        let socket = SocketID(peer.rawValue)
+        var inputs: [RoomMessaging.Input] = []
+        state.withLock { s in
+            switch event {
+            case .opened(let id, _, _, let maxMessageSize):
+                guard s.channels[peer] == nil else { return }
+                s.channels[peer] = id
+                inputs = [.channelOpened(socket), .maxMessageSize(socket, maxMessageSize)]
+            case .message(let id, let message):
+                guard s.channels[peer] == id else { return }
+                switch message {
+                case .text(let bytes): inputs = [.receivedBytes(socket, bytes)]
+                case .binary(let bytes): inputs = [.receivedBinary(socket, count: bytes.count)]
+                }
+            case .buffered(let id, let bytes):
+                guard s.channels[peer] == id else { return }
+                inputs = [.bufferedAmount(socket, bytes)]
+            case .closed(let id):
+                guard s.channels[peer] == id else { return }
+                s.channels[peer] = nil
+                inputs = [.channelClosed(socket)]
+            }
+        }
+        for input in inputs { feed(input) }
+    }
+
+    func say(_ text: String) { feed(.say(text)) }
+    func sendFile(path: String) { feed(.sendFile(path: path)) }
+    func accept(_ id: FileTransferID) { feed(.accept(id)) }
+    func refuse(_ id: FileTransferID) { feed(.refuse(id)) }
+
+    /// Call now and then (the screen's or the bot's loop): stalled transfers fail on the core's timer.
+    func tick() {
+        let due = state.withLock { s in s.deadline.map { MonotonicInstant.now >= $0 } ?? false }
+        if due { feed(.timer) }
+    }
+
+    func takeEvents() -> [Event] { state.withLock { s in defer { s.events = [] }; return s.events } }
+
+    private func feed(_ input: RoomMessaging.Input) {
+        let (sends, logs) = state.withLock { s -> ([(RemotePeerID, UInt16, String)], [String]) in
+            let out = s.core.handle(input, now: .now)
+            s.deadline = out.deadline
+            var sends: [(RemotePeerID, UInt16, String)] = []
+            var logs: [String] = []
+            let wall = MediaPipeline.wallClock()
+            for effect in out.effects {
+                var event: Event?
+                switch effect {
+                case .send(let to, let text):
+                    let peer = RemotePeerID(to.rawValue)
+                    if let channel = s.channels[peer] { sends.append((peer, channel, text)) }
+                case .chat(let from, let text, _): event = .chat(from: RemotePeerID(from.rawValue), text: text, atWallClock: wall)
+                case .chatSent(let text, let to): event = .chatSent(text, to: to.count, atWallClock: wall)
+                case .offered(let id, let from, let name, let size):
+                    event = .offered(id, from: RemotePeerID(from.rawValue), name: name, size: size)
+                case .offerSent(let id, let name, let size): event = .offerSent(id, name: name, size: size)
+                case .progress(let id, let direction, let bytes, let size):
+                    event = .progress(id, incoming: direction == .incoming, bytes: bytes, size: size)
+                case .fileReceived(let id, let path, let size, let sha): event = .fileReceived(id, path: path, size: size, sha256: sha)
+                case .fileSent(let id, let name, let size, let sha): event = .fileSent(id, name: name, size: size, sha256: sha)
+                case .fileRefused(let id, let direction): event = .fileRefused(id, incoming: direction == .incoming)
+                case .fileFailed(let id, let direction, let reason):
+                    event = .fileFailed(id, incoming: direction == .incoming, reason: reason)
+                case .notice(let text): event = .notice(text)
+                case .log(let text): logs.append(text)
+                }
+                if let event {
+                    s.events.append(event)
+                    if s.events.count > Self.maxQueuedEvents { s.events.removeFirst(s.events.count - Self.maxQueuedEvents) }
+                }
+            }
+            return (sends, logs)
+        }
+        for line in logs { log("chat: " + line) }
+        guard !sends.isEmpty, let call = call.withLock({ $0 }) else { return }
+        for (peer, channel, text) in sends { call.sendData(.text(Array(text.utf8)), to: peer, channel: channel) }
+    }
+}
