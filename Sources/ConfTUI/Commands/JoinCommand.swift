@@ -17,9 +17,14 @@ let joinCommand = Command(
         .value("latency-log", "FILE", "append 'socketId ms' per remote test-card frame painted: capture-to-terminal latency"),
         .flag("muted", "start muted"),
         .flag("no-video", "start with video off"),
+        .value("download-dir", "DIR", "where files you accept are saved (default: ./conftui-downloads, made on the first one)"),
+        .value("max-file-size", "SIZE", "refuse offered files larger than SIZE (K, M, G suffixes; default 1G)"),
     ],
     details: """
-    keys: m mute, v video on/off, c switch camera, s stats, i invite, t chat, Enter type, ? help, l leave (y confirms), q quit, Ctrl-L redraw
+    keys: m mute, v video on/off, c switch camera, s stats, i invite, t chat, Enter type, a/r accept/refuse a file,
+          ? help, l leave (y confirms), q quit, Ctrl-L redraw
+    chat: Enter opens the input; Enter sends to everyone; `/send PATH` offers a file to everyone. Offered files are
+    saved, when you press a, in --download-dir under a safe name that never replaces an existing file.
     The camera defaults to `auto`: the first /dev/video* that opens, else the test card.
     examples:
       conftui join ws://127.0.0.1:3000/ --room standup --name Ada
@@ -45,7 +50,10 @@ let joinCommand = Command(
         }
         let log = try SharedOptions.log(args, otherwise: .discard)
         options.log = { log.write("join: " + $0) }
-        let session = try RoomSessions.open(settings, callOptions: options, log: { log.write("join: " + $0) })
+        var messaging = RoomMessaging.Configuration()
+        messaging.downloadDirectory = args.value("download-dir") ?? "./conftui-downloads"
+        messaging.maxFileSize = try SharedOptions.byteSize(args, "max-file-size", default: 1 << 30)
+        let session = try RoomSessions.open(settings, callOptions: options, messaging: messaging, log: { log.write("join: " + $0) })
         session.call.media.setMuted(args.has("muted"))
         session.call.media.setVideoEnabled(!args.has("no-video"))
         // Connect before the screen starts: a wrong URL or an absent server is a plain error message, not a flash

@@ -41,6 +41,10 @@ struct CallScreen {
             return next
         }
         controls.leave = { session.leave() }
+        let chatFeed = CallChatFeed(messaging: session.messaging)
+        controls.sendChat = { chatFeed.send($0) }
+        controls.acceptFile = { chatFeed.acceptOldest() }
+        controls.refuseFile = { chatFeed.refuseOldest() }
         let painter = TerminalVideoPainter(colorMode: color.renderMode(environment: environmentVariables()),
                                            clock: { MonotonicClock.now() - start }) { tile in
             let p = tile.participant
@@ -71,6 +75,9 @@ struct CallScreen {
         }
         return try app.run { now in
             var update = feed.update(now: now)
+            update.events += chatFeed.events { peer in
+                app.room.participant(ParticipantID(peer.rawValue))?.displayName ?? String(peer.rawValue.prefix(8))
+            }
             if session.endReason != nil { update.exit = 1 }
             if let reportWriter, now - lastReport >= 2 {
                 lastReport = now

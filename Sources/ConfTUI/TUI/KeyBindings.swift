@@ -13,6 +13,8 @@ enum UIAction: Equatable {
     case toggleChat, openChatInput, scrollChatBack, scrollChatForward
     /// While the input is open: an edit of the line, Enter sends it, Esc drops it.
     case editChat(LineEditor.Edit), sendChat, cancelChat
+    /// The oldest file offer still waiting: `a` accepts it, `r` refuses it.
+    case acceptFile, refuseFile
     case none
 }
 
@@ -24,7 +26,8 @@ enum KeyBindings {
         ("c", "switch camera: cycle through the video sources"),
         ("s", "show / hide call statistics"),
         ("t", "show / hide the chat (PgUp/PgDn scroll it)"),
-        ("Enter", "type a chat message: Enter sends, Esc cancels"),
+        ("Enter", "type a chat message: Enter sends, Esc cancels; /send PATH offers a file"),
+        ("a / r", "accept / refuse the file offered (saved in --download-dir)"),
         ("i", "invite others: the browser URL and the conftui join command"),
         ("?", "show / hide this help"),
         ("l", "leave the call (asks to confirm: y leaves)"),
@@ -53,6 +56,8 @@ enum KeyBindings {
             case "?", "h", "H": return .toggleHelp
             case "s", "S": return .toggleStats
             case "i", "I": return .toggleInvite
+            case "a", "A": return overlay == .none ? .acceptFile : .none
+            case "r", "R": return overlay == .none ? .refuseFile : .none
             case "t", "T": return overlay == .none ? .toggleChat : .none
             case "\n", "\r": return overlay == .none ? .openChatInput : .closeOverlay
             case "\u{0c}": return .redraw               // Ctrl-L

@@ -19,9 +19,12 @@ final class RoomApp {
         /// Sends a chat message to the whole room; it is shown when the call reports it back (`LocalAction.sentChat`).
         /// Nil where the call cannot carry chat yet: the input does not open and a notice says so.
         var sendChat: ((String) -> Void)?
+        /// Answer the oldest file offer still waiting; each returns what to say, nil when nothing waits.
+        var acceptFile: () -> String? = { nil }
+        var refuseFile: () -> String? = { nil }
     }
 
-    static let chatUnavailable = "text chat is not available in live calls yet"
+    static let chatUnavailable = "this screen has no room to chat with"
     /// Entries PgUp and PgDn move the chat by.
     static let chatScrollStep = 5
 
@@ -150,6 +153,10 @@ final class RoomApp {
             if !text.allSatisfy(\.isWhitespace) { controls.sendChat?(text) }
         case .cancelChat:
             chat.editor = nil
+        case .acceptFile:
+            say(controls.acceptFile() ?? "no file offered", now: now)
+        case .refuseFile:
+            say(controls.refuseFile() ?? "no file offered", now: now)
         case .redraw, .resize:
             curses.forceFullRepaint()
             painter?.invalidate()
