@@ -1,4 +1,5 @@
 import Engine
+import Signaling
 import Foundation
 import Synchronization
 
@@ -30,8 +31,11 @@ final class SyntheticParticipants: Sendable {
             // The voice and the face's mouth say the same script.
             options.media.audioInput = .speech(talk.script(seat: k))
             options.log = { log("\(name): " + $0) }
+            // They take no files: nobody would answer an offer, and a demo must not write files.
+            var messaging = RoomMessaging.Configuration()
+            messaging.filePolicy = .refuseAll
             let session = try RoomSessions.open(.init(url: url, room: room, name: name), callOptions: options,
-                                               log: { log("\(name): " + $0) })
+                                               messaging: messaging, log: { log("\(name): " + $0) })
             do {
                 try session.start()
             } catch {
