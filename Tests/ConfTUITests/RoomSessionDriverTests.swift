@@ -3,11 +3,17 @@ import Testing
 @testable import ConfTUI
 import Engine
 import RoomModel
+import Signaling
 
 /// A second session driver, scripted: it speaks no protocol at all, only `SessionEvent`s, as a driver for another room
 /// protocol would after its own translation.
 private final class ScriptedRoomSession: RoomSession {
     let call: Call
+    let messaging = CallMessaging(core: RoomMessaging(configuration: {
+        var c = RoomMessaging.Configuration()
+        c.filePolicy = .refuseAll
+        return c
+    }()), log: { _ in })
     let settings = RoomSessionSettings(url: "ws://scripted.invalid/", room: "standup", name: "Ada")
     var roomShown: String { settings.room }
     private let queued = Mutex<[SessionEvent]>([])

@@ -24,6 +24,7 @@ let botCommand = Command(
         .flag("muted", "start muted (sends silence)"),
         .flag("no-video", "start with video off (sends no video)"),
         .value("say", "TEXT", "send TEXT as chat to every peer once its channel opens, later ones too (repeatable)"),
+        .value("say-lines", "FILE", "send each line of FILE as a chat message to the peers whose channels are open, paced by what they take"),
         .value("send-file", "PATH", "offer the file to every peer once its channel opens, later ones too (repeatable)"),
         .value("accept-files", "DIR", "accept every file offered into DIR (default: refuse every offer)"),
         .value("max-file-size", "SIZE", "refuse offers larger than SIZE bytes (K, M, G suffixes; default 1G)"),
@@ -57,7 +58,12 @@ let botCommand = Command(
                                             log: { log.write("bot \(name): " + SafeText.stripped($0)) })
         session.call.media.setMuted(args.has("muted"))
         session.call.media.setVideoEnabled(!args.has("no-video"))
-        let run = BotRun(session: session, name: name, log: log, say: args.values("say"), sendFiles: args.values("send-file"))
+        let lines = try args.value("say-lines").map { path -> [String] in
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw UsageError("--say-lines: cannot read \(path) as UTF-8 text") }
+            return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        } ?? []
+        let run = BotRun(session: session, name: name, log: log, say: args.values("say"), sendFiles: args.values("send-file"),
+                         lines: lines)
         return try run.run(duration: duration, reportPath: args.value("report"))
     })
 
@@ -68,12 +74,37 @@ final class BotRun {
     let log: SignalingLog
     let say: [String]
     let sendFiles: [String]
+    /// `--say-lines`: the lines not yet said.
+    private var lines: ArraySlice<String>
     let startedAt = MediaPipeline.wallClock()
     private var messages = MessagingReport()
     private var names: [RemotePeerID: String] = [:]
 
-    init(session: any RoomSession, name: String, log: SignalingLog, say: [String] = [], sendFiles: [String] = []) {
+    /// Lines are said while every open channel has less than this queued: the channel, not the bot, sets the pace.
+    static let lineQueueBytes = 256 * 1024
+    /// And at most this many a second: well under what a receiver takes from one peer (5,000, `RoomMessaging`).
+    static let linesPerSecond = 2_000
+    private var lineWindow: (start: Double, count: Int) = (0, 0)
+
+    init(session: any RoomSession, name: String, log: SignalingLog, say: [String] = [], sendFiles: [String] = [],
+         lines: [String] = []) {
         (self.session, self.name, self.log, self.say, self.sendFiles) = (session, name, log, say, sendFiles)
+        self.lines = lines[...]
+    }
+
+    /// Says the next lines of `--say-lines` once a channel is open, as far as the channels' queues allow.
+    private func sayLines() {
+        let messaging = session.messaging
+        guard !lines.isEmpty, messaging.openChannelCount > 0 else { return }
+        let now = MediaPipeline.wallClock()
+        if now - lineWindow.start >= 1 { lineWindow = (now, 0) }
+        var budget = min(256, Self.linesPerSecond - lineWindow.count)
+        while budget > 0, let line = lines.first, messaging.mostBuffered < Self.lineQueueBytes {
+            messaging.say(line)
+            lines.removeFirst()
+            budget -= 1
+            lineWindow.count += 1
+        }
     }
 
     /// Session events name the peers; messaging events fill the report.
@@ -111,7 +142,8 @@ final class BotRun {
         var why = "duration over"
         var lastReport = MediaPipeline.wallClock()
         while MediaPipeline.wallClock() < deadline {
-            var timeout = timespec(tv_sec: 0, tv_nsec: 200_000_000)
+            sayLines()
+            var timeout = timespec(tv_sec: 0, tv_nsec: lines.isEmpty ? 200_000_000 : 5_000_000)
             let received = sigtimedwait(&stopSignals, nil, &timeout)
             if received > 0 { why = "signal \(received)"; break }
             if let reason = session.endReason { why = reason; break }

@@ -30,6 +30,7 @@ final class CallMessaging: Sendable {
     private struct State: @unchecked Sendable {
         var core: RoomMessaging
         var channels: [RemotePeerID: UInt16] = [:]
+        var buffered: [RemotePeerID: Int] = [:]
         var events: [Event] = []
         var deadline: MonotonicInstant?
     }
@@ -64,10 +65,12 @@ final class CallMessaging: Sendable {
                 }
             case .buffered(let id, let bytes):
                 guard s.channels[peer] == id else { return }
+                s.buffered[peer] = bytes
                 inputs = [.bufferedAmount(socket, bytes)]
             case .closed(let id):
                 guard s.channels[peer] == id else { return }
                 s.channels[peer] = nil
+                s.buffered[peer] = nil
                 inputs = [.channelClosed(socket)]
             }
         }
@@ -84,6 +87,10 @@ final class CallMessaging: Sendable {
         let due = state.withLock { s in s.deadline.map { MonotonicInstant.now >= $0 } ?? false }
         if due { feed(.timer) }
     }
+
+    /// Channels open now, and the most bytes queued on any of them (what a sender of many messages paces by).
+    var openChannelCount: Int { state.withLock { $0.channels.count } }
+    var mostBuffered: Int { state.withLock { $0.buffered.values.max() ?? 0 } }
 
     func takeEvents() -> [Event] { state.withLock { s in defer { s.events = [] }; return s.events } }
 

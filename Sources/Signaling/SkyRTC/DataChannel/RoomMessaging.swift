@@ -84,6 +84,7 @@ public struct RoomMessaging {
 
     private struct Channel {
         var limiter: MessageRateLimiter
+        var logLimiter: MessageRateLimiter
         /// What the peer takes in one message, when it said.
         var maxMessageSize: Int?
     }
@@ -183,7 +184,8 @@ public struct RoomMessaging {
             let text = "not tracking the channel to \(peer): already \(configuration.maxChannels) channels open"
             return [.notice(text), .log(text)]
         }
-        channels[peer] = Channel(limiter: MessageRateLimiter(limit: configuration.maxMessagesPerSecond))
+        channels[peer] = Channel(limiter: MessageRateLimiter(limit: configuration.maxMessagesPerSecond),
+                                 logLimiter: MessageRateLimiter(limit: configuration.maxLogLinesPerSecond))
         channelOrder.append(peer)
         guard configuration.repeatToNewChannels else { return [] }
         var effects: [Effect] = []
@@ -212,7 +214,23 @@ public struct RoomMessaging {
         case message(SkyRTCPeerMessage)
     }
 
+    /// What a message does, its log lines bounded per peer (`maxLogLinesPerSecond`): a peer sending junk as fast
+    /// as the message limit allows must not turn into as many lines in the log.
     private mutating func received(_ peer: SocketID, count: Int, bytes: () -> [UInt8], now: MonotonicInstant) -> [Effect] {
+        let effects = admitted(peer, count: count, bytes: bytes, now: now)
+        guard channels[peer] != nil else { return effects }
+        return effects.compactMap { effect in
+            guard case .log = effect else { return effect }
+            switch channels[peer]!.logLimiter.admit(now: now) {
+            case .admitted: return effect
+            case .firstDropped:
+                return .log("more than \(configuration.maxLogLinesPerSecond) lines about \(peer) this second: the rest are not logged")
+            case .dropped: return nil
+            }
+        }
+    }
+
+    private mutating func admitted(_ peer: SocketID, count: Int, bytes: () -> [UInt8], now: MonotonicInstant) -> [Effect] {
         guard channels[peer] != nil else { return [.log("dropped a message from \(peer): its channel is not open (or not tracked)")] }
         let limit = configuration.maxIncomingMessageSize
         let checked = count > limit ? .dropped("\(count) bytes, over the \(limit)-byte max message size") : check(bytes())

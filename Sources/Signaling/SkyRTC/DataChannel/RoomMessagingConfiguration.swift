@@ -25,8 +25,12 @@ extension RoomMessaging {
         public var maxChannels = 64
         /// Messages a second taken from one peer; past it the rest of the second is dropped with one log line.
         /// Chunks of a file this side accepted do not count: the channel paces them and the offered size
-        /// bounds them. 200 is far above typing and keeps what a peer makes the screen and the log do bounded.
-        public var maxMessagesPerSecond = 200
+        /// bounds them. 5,000 is far above typing and above what a bot reading a script sends (`--say-lines`
+        /// paces itself at 2,000), so no real conversation loses a line, while a flood costs bounded work.
+        public var maxMessagesPerSecond = 5_000
+        /// Log lines a second about one peer's messages (drops and their reasons); past it one line says the
+        /// rest are not logged. A flood of junk costs at most this many lines.
+        public var maxLogLinesPerSecond = 20
         /// The largest message taken: the max-message-size conftui announces (256 KiB). Checked before parsing.
         public var maxIncomingMessageSize = SkyRTCPeerMessage.defaultMaxMessageSize
         /// Outgoing transfers (one per file and peer) pending or under way. Peers may never answer an offer,
