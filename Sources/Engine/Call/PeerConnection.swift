@@ -96,8 +96,11 @@ public final class PeerConnection {
     private var dataSection: (maxMessageSize: Int, port: UInt16)?
     /// Channels asked for before SCTP could carry them.
     private var pendingChannelLabels: [String] = []
-    /// Data-channel rate cap asked for before the channels existed.
+    /// The data-channel rate cap the user asked for (`Command.setDataRate`), if any.
     private var dataRate: Int?
+    /// The cap last given to SCTP, bytes a second, and whether data was queued or in flight at the last look.
+    private var appliedDataRate: Int?
+    private var dataBusy = false
 
     /// Audio playout runs every 20 ms (one Opus frame, RFC 7587 §4.2).
     static let audioSlot: Duration = .milliseconds(20)
@@ -261,7 +264,7 @@ public final class PeerConnection {
             if let data { absorbData(data.close(channel, now: now), now: now) }
         case .setDataRate(let rate):
             dataRate = rate
-            if let data { absorbData(data.setSendRate(bytesPerSecond: rate, now: now), now: now) }
+            shareWithData(now: now)
         case .close:
             shutDown(now: now, cause: "closed locally")
         }
@@ -488,7 +491,8 @@ public final class PeerConnection {
         let channels = DataChannels(configuration: c)
         data = channels
         absorbData(channels.start(now: now), now: now)
-        if let rate = dataRate { absorbData(channels.setSendRate(bytesPerSecond: rate, now: now), now: now) }
+        appliedDataRate = nil
+        shareWithData(now: now)
         for label in pendingChannelLabels {
             do throws(DataChannels.ChannelError) {
                 let (id, o) = try channels.open(label: label, now: now)
@@ -498,6 +502,32 @@ public final class PeerConnection {
         }
         pendingChannelLabels = []
     }
+
+    /// Data yields to media (docs/chat-and-files.md): with a send-side estimate, new SCTP data may use
+    /// `dataShare` of it, and while data is queued or in flight the video's target leaves that share free, so a
+    /// file never fills the bottleneck's queue in front of the video. SCTP's own congestion control still runs
+    /// underneath; without an estimate (a peer without transport-cc) it is all there is.
+    private func shareWithData(now: TransportTime) {
+        guard let data else { return }
+        dataBusy = data.association.bufferedAmount > 0 || data.association.bytesInFlight > 0
+        let share = sender.estimator.map { max(Self.minimumDataRate, Int(Double($0.target) * Self.dataShare) / 8) }
+        let rate: Int? = switch (share, dataRate) {
+        case (let s?, let d?): min(s, d)
+        case (let s, let d): s ?? d
+        }
+        let changed = switch (rate, appliedDataRate) {
+        case (nil, nil): false
+        case (let r?, let a?): abs(r - a) * 10 > a
+        default: true
+        }
+        guard changed else { return }
+        appliedDataRate = rate
+        absorbData(data.setSendRate(bytesPerSecond: rate, now: now), now: now)
+    }
+
+    /// The share of the send estimate data channels may take, and the least they get (bytes a second).
+    static let dataShare = 0.25
+    static let minimumDataRate = 8_000
 
     private func absorbData(_ o: DataChannels.Output, now: TransportTime) {
         dataDeadline = o.deadline
@@ -712,6 +742,7 @@ public final class PeerConnection {
         guard state != .closed else { return }
         if let t = transportDeadline, t <= now { feedTransport(.timeout, now: now) }
         if let t = dataDeadline, t <= now, let data { absorbData(data.handleTimeout(now: now), now: now) }
+        shareWithData(now: now)
         // The maintenance timer runs from the remote description on, before SRTP too, so it never stays in the past.
         let reportsDue = maintenanceAt.map { $0 <= now } ?? false
         if reportsDue { maintenanceAt = now + Self.maintenanceInterval }
@@ -770,8 +801,11 @@ public final class PeerConnection {
     /// sends); without: the video stream's loss and REMB controller.
     public var targetVideoBitrate: Int? {
         guard let videoSend else { return nil }
-        return sender.videoTarget(hasAudio: audioSend != nil, maximum: videoSend.rate.maximum, rembCap: videoSend.rate.rembCap)
-            ?? videoSend.targetBitrate
+        guard let target = sender.videoTarget(hasAudio: audioSend != nil, maximum: videoSend.rate.maximum,
+                                              rembCap: videoSend.rate.rembCap) else { return videoSend.targetBitrate }
+        // While data moves, its share of the estimate is not the video's.
+        guard dataBusy, let estimate = sender.estimator?.target else { return target }
+        return max(SendController.minimumVideoBitrate, target - Int(Double(estimate) * Self.dataShare))
     }
 
     /// The timers behind `Output.deadline`, for diagnostics.
