@@ -43,11 +43,16 @@ import Testing
     @Test func newcomerOffersToEveryoneAlreadyInTheRoom() {
         var mesh = Mesh()
         let out = acts(mesh.handle(.signal(.joined(you: z, others: [a, b, z, c])), now: at(0)))
-        #expect(out == [.createConnection(a, role: .offerer), .createConnection(b, role: .offerer),
-                        .createConnection(c, role: .offerer)])
+        // Each offer carries SkyRTC's chat channel, opened by the offerer right after its connection.
+        #expect(out == [.createConnection(a, role: .offerer), .openDataChannel(a, label: Mesh.channelLabel),
+                        .createConnection(b, role: .offerer), .openDataChannel(b, label: Mesh.channelLabel),
+                        .createConnection(c, role: .offerer), .openDataChannel(c, label: Mesh.channelLabel)])
+        // SkyRTC's browser client leaves the label undefined, which WebIDL makes the string "undefined".
+        #expect(Mesh.channelLabel == "undefined")
         #expect(mesh.openConnections == 3)
         // A later newcomer gets a connection that waits for its offer.
         let later = RemotePeerID("dddd")
+        // It waits as the answerer: the channel comes from the offerer (DCEP), no `.openDataChannel` here.
         #expect(acts(mesh.handle(.signal(.newPeer(later)), now: at(1))) == [.createConnection(later, role: nil)])
         #expect(acts(mesh.handle(.signal(.offer(from: later, sd("o"))), now: at(1))) == [.applyRemoteOffer(later, sd("o"))])
         #expect(mesh.role(of: later) == .answerer)
@@ -81,7 +86,8 @@ import Testing
             // Not before the deadline.
             #expect(acts(mesh.handle(.timer, now: at(t + delay - 0.001))) == [])
             let out = acts(mesh.handle(.timer, now: at(t + delay)))
-            #expect(out == [.closeConnection(a, cause: "failed; offering again"), .createConnection(a, role: .offerer)])
+            #expect(out == [.closeConnection(a, cause: "failed; offering again"), .createConnection(a, role: .offerer),
+                            .openDataChannel(a, label: Mesh.channelLabel)])
             #expect(mesh.nextDeadline == nil)
             t += delay + 5
         }
@@ -187,7 +193,8 @@ import Testing
     @Test func openPeersAreBounded() {
         var mesh = Mesh(maxPeers: 2)
         let out = acts(mesh.handle(.signal(.joined(you: z, others: [a, b, c])), now: at(0)))
-        #expect(out == [.createConnection(a, role: .offerer), .createConnection(b, role: .offerer)])
+        #expect(out == [.createConnection(a, role: .offerer), .openDataChannel(a, label: Mesh.channelLabel),
+                        .createConnection(b, role: .offerer), .openDataChannel(b, label: Mesh.channelLabel)])
         #expect(acts(mesh.handle(.signal(.offer(from: c, sd("o"))), now: at(0))) == [])
         #expect(Mesh().maxPeers == CallLimits.maxPeers)
     }

@@ -13,10 +13,28 @@ import Testing
         try h.negotiate()
         #expect(h.a.role == .offerer && h.b.role == .answerer)
         // JSEP: the answer keeps our VP8 feedback and BUNDLE; DTLS roles follow a=setup (answerer active → client).
+        // The first offer and its answer: audio mid 0, video mid 1 and the data channels' application section mid 2,
+        // all three in BUNDLE.
+        let offer = try #require(h.description("A"))
         let answer = try #require(h.description("B"))
-        #expect(answer.media.count == 2 && answer.bundleGroup?.mids.count == 2)
+        for sd in [offer, answer] {
+            #expect(sd.media.map(\.kind) == ["audio", "video", "application"])
+            #expect(sd.media.map { $0.mid?.rawValue } == ["0", "1", "2"])
+            #expect(sd.bundleGroup?.mids.map(\.rawValue) == ["0", "1", "2"])
+        }
         #expect(Set(answer.media[1].rtcpFeedback.map(\.value)).isSuperset(of: ["nack", "nack pli", "ccm fir"]))
-        #expect(answer.media.allSatisfy { $0.setup == .active && !$0.msids.isEmpty })
+        let mediaSections = answer.media.filter { $0.kind != "application" }
+        #expect(mediaSections.count == 2 && mediaSections.allSatisfy { $0.setup == .active && !$0.msids.isEmpty })
+        // The application section (RFC 8841): SCTP over the same DTLS, no RTP attributes; the answer takes it, active too.
+        #expect(offer.media[2].setup == .actpass && answer.media[2].setup == .active)
+        for data in [offer.media[2], answer.media[2]] {
+            #expect(!data.isRejected && data.port == 9)
+            #expect(data.proto == "UDP/DTLS/SCTP" && data.formats == ["webrtc-datachannel"])
+            #expect(data.sctpPort == 5000 && data.maxMessageSize == 262_144)
+            #expect(data.direction == nil && !data.rtcpMux && data.msids.isEmpty && data.rtpMaps.isEmpty)
+        }
+        // Stats list the media sections only.
+        #expect(h.b.stats(now: h.now).sections.map(\.mid) == ["0", "1"])
         #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
         #expect(h.a.dtlsRole == .server && h.b.dtlsRole == .client)
         #expect(h.states("A") == [.connecting, .connected] && h.states("B") == [.connecting, .connected])

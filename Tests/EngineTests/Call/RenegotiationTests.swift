@@ -50,23 +50,29 @@ import EngineTestSupport
         let framesBefore = h.mediaAtB.video.framesDecoded
         #expect(framesBefore >= 10)
 
-        // A adds a video section: B accepts it in the direction the offer allows, on the same transport.
+        // A adds a video section: B accepts it in the direction the offer allows, on the same transport. Its mid is
+        // 3: the first offer's mid 2 is the data channels' application section, which stays where it is (RFC 8829
+        // §5.2.2) and in BUNDLE; the negotiated media sections (stats) leave it out.
         let added = try renegotiate(h, .addTransceiver(.video, .sendrecv))
-        #expect(added.offer.media.map { $0.mid?.rawValue } == ["0", "1", "2"])
+        #expect(added.offer.media.map { $0.mid?.rawValue } == ["0", "1", "2", "3"])
+        #expect(added.offer.media.map(\.kind) == ["audio", "video", "application", "video"])
         #expect(added.offer.origin.sessionVersion == "1")
-        #expect(added.answer.media.count == 3 && !added.answer.media[2].isRejected)
-        #expect(added.answer.media[2].direction == .recvonly, "B's video rides mid 1; the new section only receives")
-        #expect(added.answer.bundleGroup?.mids.map(\.rawValue) == ["0", "1", "2"])
-        #expect(h.a.stats(now: h.now).sections.map(\.mid) == ["0", "1", "2"])
-        #expect(h.b.stats(now: h.now).sections.map(\.mid) == ["0", "1", "2"])
+        #expect(added.answer.media.count == 4 && !added.answer.media[3].isRejected)
+        #expect(added.answer.media[3].direction == .recvonly, "B's video rides mid 1; the new section only receives")
+        #expect(added.answer.media[2].kind == "application" && !added.answer.media[2].isRejected)
+        #expect(added.answer.bundleGroup?.mids.map(\.rawValue) == ["0", "1", "2", "3"])
+        #expect(h.a.stats(now: h.now).sections.map(\.mid) == ["0", "1", "3"])
+        #expect(h.b.stats(now: h.now).sections.map(\.mid) == ["0", "1", "3"])
         #expect(h.a.signalingState == .stable && h.b.state == .connected)
         h.run(for: .seconds(1), tick: media)
 
-        // And removes it: port 0 in the offer and the answer, its mid kept, out of the BUNDLE group.
-        let removed = try renegotiate(h, .stopTransceiver(mid: "2"))
-        #expect(removed.offer.media[2].isRejected && removed.answer.media[2].isRejected)
-        #expect(removed.answer.media[2].mid?.rawValue == "2")
-        #expect(removed.answer.bundleGroup?.mids.map(\.rawValue) == ["0", "1"])
+        // And removes it: port 0 in the offer and the answer, its mid kept, out of the BUNDLE group; the application
+        // section stays accepted and bundled.
+        let removed = try renegotiate(h, .stopTransceiver(mid: "3"))
+        #expect(removed.offer.media[3].isRejected && removed.answer.media[3].isRejected)
+        #expect(removed.answer.media[3].mid?.rawValue == "3")
+        #expect(!removed.offer.media[2].isRejected && !removed.answer.media[2].isRejected)
+        #expect(removed.answer.bundleGroup?.mids.map(\.rawValue) == ["0", "1", "2"])
         #expect(h.b.stats(now: h.now).sections.map(\.mid) == ["0", "1"])
         h.run(for: .seconds(1), tick: media)
 
@@ -88,14 +94,19 @@ import EngineTestSupport
         h.feed("B", .command(.addTransceiver(.audio, .recvonly)))
         h.feed("B", .command(.createOffer))
         let offer = try #require(h.description("B"))
-        #expect(offer.media.count == 3 && offer.media[2].kind == "audio")
+        // Its new section comes after the application section (mid 2) that it answered, which its offer keeps.
+        #expect(offer.media.map(\.kind) == ["audio", "video", "application", "audio"])
+        #expect(offer.media.map { $0.mid?.rawValue } == ["0", "1", "2", "3"])
+        #expect(offer.bundleGroup?.mids.map(\.rawValue) == ["0", "1", "2", "3"])
         // An offer says actpass, subsequent ones too (RFC 5763 §5).
         #expect(offer.media[0].setup == .actpass)
         h.feed("A", .command(.applyRemoteOffer(try SessionDescription(parsing: offer.sdpText))))
         let answer = try #require(h.description("A"))
         // A is the DTLS server (it offered actpass and B answered active): its answer keeps that, passive.
         #expect(answer.media.allSatisfy { $0.isRejected || $0.setup == .passive })
-        #expect(answer.media[2].direction == .sendonly || answer.media[2].direction == .inactive)
+        #expect(answer.media[3].direction == .sendonly || answer.media[3].direction == .inactive)
+        #expect(answer.media[2].kind == "application" && !answer.media[2].isRejected && answer.media[2].direction == nil)
+        #expect(answer.bundleGroup?.mids.map(\.rawValue) == ["0", "1", "2", "3"])
         h.feed("B", .command(.applyRemoteAnswer(try SessionDescription(parsing: answer.sdpText))))
         #expect(h.b.signalingState == .stable)
         h.run(for: .milliseconds(500))

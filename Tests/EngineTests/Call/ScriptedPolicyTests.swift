@@ -46,7 +46,7 @@ struct ScriptedPolicy: RoomPolicy {
 }
 
 @Suite struct ScriptedPolicyTests {
-    @Test func aSendOnlyAndAReceiveOnlyConnectionAndARenegotiationOfTheLatter() {
+    @Test func aSendOnlyAndAReceiveOnlyConnectionAndARenegotiationOfTheLatter() throws {
         let room = CallRoomHarness(seed: 9)
         let ann = room.add("ann", policy: ScriptedPolicy(offeringTo: "bob"))
         let bob = room.add("bob", policy: ScriptedPolicy(offeringTo: nil))
@@ -75,12 +75,21 @@ struct ScriptedPolicy: RoomPolicy {
         #expect((bob.videoFrom["ann"]?.count ?? 0) > 10 && (ann.videoFrom["bob"]?.count ?? 0) > 10)
 
         // A second after "sub" connected, ann adds a receive-only video section to it and offers again: the same
-        // connection, now three sections, and bob's media keeps arriving.
+        // connection, now three media sections, and bob's media keeps arriving. The new section's mid is 3: mid 2 is
+        // the data channels' application section of the first offer, which the stats do not list.
         let framesBefore = ann.videoFrom["bob"]?.count ?? 0
         room.run(for: .seconds(2))
         #expect(ann.log.contains { $0.contains("renegotiating bob-sub") })
-        let after = ann.core.connection(of: RemotePeerID("bob-sub"))!.stats(now: room.now)
-        #expect(after.sections.map(\.mid) == ["0", "1", "2"], "\(after.sections)")
+        let sub = ann.core.connection(of: RemotePeerID("bob-sub"))!
+        let after = sub.stats(now: room.now)
+        #expect(after.sections.map(\.mid) == ["0", "1", "3"], "\(after.sections)")
+        #expect(after.sections.map(\.kind) == ["audio", "video", "video"], "\(after.sections)")
+        // The re-offer keeps the application section where it was, and bob's answer still accepts it.
+        let reoffer = try #require(sub.localDescription), reanswer = try #require(sub.remoteDescription)
+        #expect(reoffer.media.map(\.kind) == ["audio", "video", "application", "video"])
+        #expect(reoffer.media.map { $0.mid?.rawValue } == ["0", "1", "2", "3"] && reanswer.media.map { $0.mid?.rawValue } == ["0", "1", "2", "3"])
+        #expect(reanswer.media[2].kind == "application" && !reanswer.media[2].isRejected)
+        #expect(reanswer.bundleGroup?.mids.map(\.rawValue) == ["0", "1", "2", "3"])
         #expect(ann.states.filter { $0.hasPrefix("bob:") }.allSatisfy { !$0.hasSuffix("closed") }, "\(ann.states)")
         #expect((ann.videoFrom["bob"]?.count ?? 0) >= framesBefore + 25)
         #expect(ann.misattributed == 0 && bob.misattributed == 0)
