@@ -170,6 +170,8 @@ public final class PeerConnection {
             offered.append(OfferedSection(mid: nextMid(), kind: kind, direction: direction))
         case .stopTransceiver(let mid):
             guard let i = offered.firstIndex(where: { $0.mid == mid }) else { return warn("stopTransceiver: no section \(mid)") }
+            // Data channels are no transceiver (W3C webrtc-pc §6): they end with the connection, not with a section.
+            guard offered[i].kind != .application else { return warn("stopTransceiver: \(mid) is the data section") }
             offered[i].stopped = true
         case .applyRemoteOffer(let offer):
             if role != nil { return renegotiate(offer, now: now) }
@@ -476,6 +478,15 @@ public final class PeerConnection {
     private func negotiateData(ours: SessionDescription, theirs: SessionDescription, now: TransportTime) {
         guard let mine = ours.media.first(where: { $0.kind == "application" && !$0.isRejected }),
               let peer = theirs.media.first(where: { $0.mid == mine.mid && !$0.isRejected && $0.kind == "application" }) else {
+            // A data section the peer rejects in a renegotiation takes the association with it (RFC 8841 §9.3).
+            if let data {
+                if data.isConnected { absorbData(data.association.abort(reason: "data section rejected", now: now).asChannels, now: now) }
+                for id in data.openChannels { out.events.append(.dataChannel(.closed(id))) }
+                warn("the data section was rejected: data channels closed")
+            }
+            data = nil
+            dataSection = nil
+            dataDeadline = nil
             return
         }
         dataSection = (peer.maxMessageSize, peer.sctpPort ?? 5000)
