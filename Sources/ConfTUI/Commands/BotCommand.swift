@@ -25,6 +25,8 @@ let botCommand = Command(
         .flag("no-video", "start with video off (sends no video)"),
         .value("say", "TEXT", "send TEXT as chat to every peer once its channel opens, later ones too (repeatable)"),
         .value("say-lines", "FILE", "send each line of FILE as a chat message to the peers whose channels are open, paced by what they take"),
+        .flag("echo", "answer every chat \"ping X\" with \"pong X\" to its sender at once (round-trip measurements)"),
+        .value("ping", "N", "send N chat pings (\"ping 1\"...) one after the other to peers that echo; round trips in the report"),
         .value("send-file", "PATH", "offer the file to every peer once its channel opens, later ones too (repeatable)"),
         .value("accept-files", "DIR", "accept every file offered into DIR (default: refuse every offer)"),
         .value("max-file-size", "SIZE", "refuse offers larger than SIZE bytes (K, M, G suffixes; default 1G)"),
@@ -54,7 +56,7 @@ let botCommand = Command(
             messaging.filePolicy = .refuseAll
         }
         messaging.maxFileSize = try SharedOptions.byteSize(args, "max-file-size", default: 1 << 30)
-        let session = try RoomSessions.open(settings, callOptions: options, messaging: messaging,
+        let session = try RoomSessions.open(settings, callOptions: options, messaging: messaging, echoPings: args.has("echo"),
                                             log: { log.write("bot \(name): " + SafeText.stripped($0)) })
         session.call.media.setMuted(args.has("muted"))
         session.call.media.setVideoEnabled(!args.has("no-video"))
@@ -63,7 +65,7 @@ let botCommand = Command(
             return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         } ?? []
         let run = BotRun(session: session, name: name, log: log, say: args.values("say"), sendFiles: args.values("send-file"),
-                         lines: lines)
+                         lines: lines, pings: try args.int("ping", default: 0, range: 0...100_000))
         return try run.run(duration: duration, reportPath: args.value("report"))
     })
 
@@ -87,9 +89,36 @@ final class BotRun {
     private var lineWindow: (start: Double, count: Int) = (0, 0)
 
     init(session: any RoomSession, name: String, log: SignalingLog, say: [String] = [], sendFiles: [String] = [],
-         lines: [String] = []) {
+         lines: [String] = [], pings: Int = 0) {
         (self.session, self.name, self.log, self.say, self.sendFiles) = (session, name, log, say, sendFiles)
         self.lines = lines[...]
+        self.pingsLeft = pings
+    }
+
+    /// `--ping N`: one ping in flight at a time, to every open channel; the next goes when every peer answered
+    /// (or after `pingTimeout`). Round trips are wall-clock differences of the send and of the pong's arrival on
+    /// the call's event thread.
+    private var pingsLeft: Int
+    private var ping: (number: Int, sentAt: Double, waiting: Int, answered: Set<String>)?
+    private var nextPing = 1
+    static let pingTimeout = 2.0
+
+    private func sendPing(now: Double) {
+        if let p = ping, p.answered.count < p.waiting && now - p.sentAt < Self.pingTimeout { return }
+        ping = nil
+        guard pingsLeft > 0, session.messaging.openChannelCount > 0 else { return }
+        let waiting = session.messaging.openChannelCount
+        let sentAt = MediaPipeline.wallClock()
+        session.messaging.say("ping \(nextPing)")
+        ping = (nextPing, sentAt, waiting, [])
+        nextPing += 1
+        pingsLeft -= 1
+    }
+
+    private func pongArrived(_ text: String, from peer: RemotePeerID, at: Double) {
+        guard let p = ping, text == "pong \(p.number)", !p.answered.contains(peer.rawValue) else { return }
+        ping!.answered.insert(peer.rawValue)
+        messages.addRoundTrip(to: peer.rawValue, milliseconds: (at - p.sentAt) * 1000)
     }
 
     /// Says the next lines of `--say-lines` once a channel is open, as far as the channels' queues allow.
@@ -118,6 +147,7 @@ final class BotRun {
         }
         session.messaging.tick()
         for event in session.messaging.takeEvents() {
+            if case .chat(let from, let text, let at) = event, text.hasPrefix("pong ") { pongArrived(text, from: from, at: at) }
             messages.add(event, names: names)
             if case .notice(let text) = event { log.write("bot \(name): " + SafeText.stripped(text)) }
         }
@@ -143,7 +173,9 @@ final class BotRun {
         var lastReport = MediaPipeline.wallClock()
         while MediaPipeline.wallClock() < deadline {
             sayLines()
-            var timeout = timespec(tv_sec: 0, tv_nsec: lines.isEmpty ? 200_000_000 : 5_000_000)
+            sendPing(now: MediaPipeline.wallClock())
+            let busy = !lines.isEmpty || pingsLeft > 0 || ping != nil
+            var timeout = timespec(tv_sec: 0, tv_nsec: busy ? 1_000_000 : 200_000_000)
             let received = sigtimedwait(&stopSignals, nil, &timeout)
             if received > 0 { why = "signal \(received)"; break }
             if let reason = session.endReason { why = reason; break }

@@ -37,12 +37,19 @@ final class CallMessaging: Sendable {
 
     private let state: Mutex<State>
     private let call = Mutex<Call?>(nil)
+    /// `bot --echo`: a chat "ping X" is answered "pong X" to its sender at once, on the call's event thread, so
+    /// a round trip measures the channel and not a polling loop.
+    let echoPings: Bool
     private let log: @Sendable (String) -> Void
 
-    init(core: RoomMessaging, log: @escaping @Sendable (String) -> Void) {
+    init(core: RoomMessaging, echoPings: Bool = false, log: @escaping @Sendable (String) -> Void) {
         state = Mutex(State(core: core))
         self.log = log
+        self.echoPings = echoPings
     }
+
+    /// Says `text` to one peer only (the echo's answer), bypassing the room-wide `say`.
+    private static func chatMessage(_ text: String) -> [UInt8] { SkyRTCPeerMessage.chat(text).jsonBytes }
 
     /// The call whose channels carry the messages (set once it exists: it is created with `dataEvent` as its hook).
     func attach(_ call: Call) { self.call.withLock { $0 = call } }
@@ -107,7 +114,12 @@ final class CallMessaging: Sendable {
                 case .send(let to, let text):
                     let peer = RemotePeerID(to.rawValue)
                     if let channel = s.channels[peer] { sends.append((peer, channel, text)) }
-                case .chat(let from, let text, _): event = .chat(from: RemotePeerID(from.rawValue), text: text, atWallClock: wall)
+                case .chat(let from, let text, _):
+                    event = .chat(from: RemotePeerID(from.rawValue), text: text, atWallClock: wall)
+                    if echoPings, text.hasPrefix("ping "), let channel = s.channels[RemotePeerID(from.rawValue)] {
+                        let pong = String(decoding: Self.chatMessage("pong " + text.dropFirst(5)), as: UTF8.self)
+                        sends.append((RemotePeerID(from.rawValue), channel, pong))
+                    }
                 case .chatSent(let text, let to): event = .chatSent(text, to: to.count, atWallClock: wall)
                 case .offered(let id, let from, let name, let size):
                     event = .offered(id, from: RemotePeerID(from.rawValue), name: name, size: size)

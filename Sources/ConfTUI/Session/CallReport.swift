@@ -24,6 +24,7 @@ struct CallReport: Encodable {
     var files: [MessagingReport.File]?
     var said: [MessagingReport.Said]?
     var filesSent: [MessagingReport.Sent]?
+    var roundTripsMs: [String: [Double]]?
 
     struct Dropped: Encodable {
         /// Signaling messages refused because `CallLimits.maxQueuedSignals` were already waiting.
@@ -37,6 +38,7 @@ struct CallReport: Encodable {
         files = messaging?.files
         said = messaging?.said
         filesSent = messaging?.filesSent
+        roundTripsMs = messaging.flatMap { $0.roundTripsMs.isEmpty ? nil : $0.roundTripsMs }
         let s = session.call.snapshot()
         self.name = name
         room = session.roomShown

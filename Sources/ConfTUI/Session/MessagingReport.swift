@@ -44,6 +44,8 @@ struct MessagingReport: Encodable, Sendable {
     var files: [File] = []
     var said: [Said] = []
     var filesSent: [Sent] = []
+    /// `bot --ping`: each peer's chat round trips in milliseconds, in order.
+    var roundTripsMs: [String: [Double]] = [:]
 
     /// The report's own bounds: a long run keeps the newest entries of each list.
     static let maxEntries = 20_000
@@ -51,7 +53,12 @@ struct MessagingReport: Encodable, Sendable {
     private var incoming: [FileTransferID: Int] = [:]
     private var outgoing: [FileTransferID: Int] = [:]
 
-    private enum CodingKeys: String, CodingKey { case chat, files, said, filesSent }
+    private enum CodingKeys: String, CodingKey { case chat, files, said, filesSent, roundTripsMs }
+
+    mutating func addRoundTrip(to peer: String, milliseconds: Double) {
+        guard roundTripsMs[peer, default: []].count < Self.maxEntries else { return }
+        roundTripsMs[peer, default: []].append((milliseconds * 1000).rounded() / 1000)
+    }
 
     mutating func add(_ event: CallMessaging.Event, names: [RemotePeerID: String]) {
         func ms(_ wall: Double) -> Int64 { Int64((wall * 1000).rounded()) }

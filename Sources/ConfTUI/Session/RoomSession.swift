@@ -40,8 +40,8 @@ struct RoomSessionSettings: Sendable {
 /// The one place that picks a session driver, so the commands never name a protocol.
 enum RoomSessions {
     static func open(_ settings: RoomSessionSettings, callOptions: Call.Options,
-                     messaging: RoomMessaging.Configuration = RoomMessaging.Configuration(),
+                     messaging: RoomMessaging.Configuration = RoomMessaging.Configuration(), echoPings: Bool = false,
                      log: @escaping @Sendable (String) -> Void) throws -> any RoomSession {
-        try SkyRTCSession(settings: settings, callOptions: callOptions, messaging: messaging, log: log)
+        try SkyRTCSession(settings: settings, callOptions: callOptions, messaging: messaging, echoPings: echoPings, log: log)
     }
 }

@@ -25,12 +25,12 @@ final class SkyRTCSession: RoomSession {
     private let log: @Sendable (String) -> Void
 
     init(settings: RoomSessionSettings, callOptions: Call.Options, messaging configuration: RoomMessaging.Configuration,
-         log: @escaping @Sendable (String) -> Void) throws {
+         echoPings: Bool = false, log: @escaping @Sendable (String) -> Void) throws {
         let link = SignalingLink(log: log)
         self.link = link
         self.settings = settings
         self.log = log
-        let messaging = CallMessaging(core: RoomMessaging(configuration: configuration), log: log)
+        let messaging = CallMessaging(core: RoomMessaging(configuration: configuration), echoPings: echoPings, log: log)
         self.messaging = messaging
         call = try Call(options: callOptions, onSignal: { link.send(SkyRTCCallTranslation.message(for: $0)) },
                         onMediaAnnouncement: { link.send(SkyRTCCallTranslation.announcement(of: $0)) },
