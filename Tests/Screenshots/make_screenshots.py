@@ -56,6 +56,9 @@ SCENES = [
           "the statistics overlay"),
     Scene("help", ("?",), lambda t: "conftui keys" in t and "quit at once" in t, "the help overlay"),
     Scene("invite", ("i",), lambda t: "invite others to room" in t and "terminal  conftui join" in t, "the invite overlay"),
+    # Last: `t` opens the pane, which Esc does not close. The lines come over the synthetic participants' data channels.
+    Scene("chat", ("t",), lambda t: "chat · t hides" in t and ("Morning all" in t or "notes from last" in t),
+          "the chat pane with a line from the room"),
 ]
 
 
