@@ -9,7 +9,9 @@ arrives exactly, in order, both ways (the bot's report `chat` and `said`, the pa
 file arrives with the SHA-256 of the bytes the test made, both ways (the bot's `files`, the saved file's bytes, and
 its `filesSent`; the page's `files` and `filesSent`; aiortc's assembled data URL); when the bot leaves (SIGTERM) the
 other side's channel ends `closed` (for aiortc, which here ignores `_remove_peer`, through the bot's own DTLS/SCTP
-closing); the bot's log has no error or data-channel warning. On failure: the bot's log and report, the page's
+closing); the bot's log has no error or data-channel warning. And when the page navigates away while the bot
+receives 20 MB from it, the bot fails that file (reason given, partial file removed), closes the connection on
+Chromium's abort and stays up. On failure: the bot's log and report, the page's
 state, log and console, aiortc's log and channel, the server's log.
 """
 
@@ -71,9 +73,10 @@ def check_bot_side(report: dict, peer_id: str, sent: bytes, received: bytes, rec
         "state": "sent"}, gave
 
 
-def check_bot_log(bot: BotProcess) -> None:
+def check_bot_log(bot: BotProcess, allowed: tuple[str, ...] = ()) -> None:
     lines = bot.log_path.read_text(errors="replace").splitlines()
-    problems = [line for line in lines if any(word in line.lower() for word in LOG_PROBLEMS)]
+    problems = [line for line in lines if any(word in line.lower() for word in LOG_PROBLEMS)
+                and not any(text in line for text in allowed)]
     assert not problems, "\n".join(problems)
 
 
@@ -167,6 +170,42 @@ def test_chromium_offers_chat_and_files_to_the_bot(signaling_server, chromium, t
 def test_bot_offers_chat_and_files_to_chromium(signaling_server, chromium, tmp_path):
     """The page is in the room first: the bot offers and makes the channel."""
     run_with_chromium(signaling_server, chromium, tmp_path, bot_first=False)
+
+
+def test_the_page_leaving_mid_transfer_fails_the_bots_file(signaling_server, chromium, tmp_path):
+    """The page offers the bot 20 MB and navigates away while the bot receives it: the bot fails that file with a
+    reason and removes the partial file, its connection to the page ends `closed`, its log has no error, and it
+    stays up until stopped."""
+    room = "chat-chromium-page-leaves"
+    downloads = tmp_path / "bot-downloads"
+    pages: list[Page] = []
+    with evidence_on_failure(PagesEvidence(pages), signaling_server, chromium) as evidence:
+        bot = evidence.add(BotProcess(signaling_server.ws_url, room, "chat-bot", tmp_path,
+                                      "--accept-files", str(downloads)))
+        bot_id = bot.wait_joined()
+        pages.append(chromium.new_page(f"{signaling_server.http_url}#{room}", "page", PAGE_READY))
+        (state,) = wait_until(pages, lambda s: s[0]["channels"].get(bot_id) == "open", 20, "the page's channel opens")
+        page_id = state["you"]
+        size = 20 * 1000 * 1000   # about 20 s at the page's pace: the bot is still receiving when the page goes
+        assert pages[0].evaluate(f"conftuiSendFile('big.bin', {size})", timeout=30)["to"] == {bot_id: "offered"}
+        bot.wait_for_report(lambda r: r["files"] and r["files"][0]["state"] == "receiving", 10,
+                            "the bot receives the page's file")
+        pages[0].navigate("about:blank")
+        report = bot.wait_for_report(lambda r: r["files"][0]["state"] != "receiving"
+                                     and r["peers"][page_id]["timeline"][-1]["state"] == "closed", 10,
+                                     "the bot ends the file and the connection")
+        # Chromium aborts its association as it goes (SCTP ABORT "User-Initiated Abort: Close called").
+        assert report["peers"][page_id]["timeline"][-1]["cause"] == "the peer closed the DTLS association", \
+            report["peers"][page_id]["timeline"]
+        assert bot.process.poll() is None, "the bot should stay up when a peer leaves"
+        report = bot.stop()
+        (got,) = report["files"]
+        assert (got["from"], got["name"], got["size"], got["state"]) == (page_id, "big.bin", size, "failed"), got
+        assert got.get("reason") and got.get("savedAs") is None and got.get("sha256") is None, got
+        assert list(downloads.iterdir()) == [], f"a partial file was left: {list(downloads.iterdir())}"
+        print(f"the page left mid-transfer: the bot's file {got['state']} ({got['reason']})")
+        check_bot_log(bot, allowed=(f"from {page_id} failed: the peer left during the transfer",
+                                    "data channels ended: peer aborted: user-initiated abort"))
 
 
 # --- aiortc --------------------------------------------------------------------------------------------------------
