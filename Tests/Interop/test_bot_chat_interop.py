@@ -11,7 +11,8 @@ its `filesSent`; the page's `files` and `filesSent`; aiortc's assembled data URL
 other side's channel ends `closed` (for aiortc, which here ignores `_remove_peer`, through the bot's own DTLS/SCTP
 closing); the bot's log has no error or data-channel warning. And when the page navigates away while the bot
 receives 20 MB from it, the bot fails that file (reason given, partial file removed), closes the connection on
-Chromium's abort and stays up. On failure: the bot's log and report, the page's
+Chromium's abort and stays up. And the page's `channel.close()` reaches `closed` (the bot resets its stream in
+return, RFC 8831 §6.7) with the connection still up, whoever made the channel. On failure: the bot's log and report, the page's
 state, log and console, aiortc's log and channel, the server's log.
 """
 
@@ -208,6 +209,39 @@ def test_the_page_leaving_mid_transfer_fails_the_bots_file(signaling_server, chr
                                     "data channels ended: peer aborted: user-initiated abort"))
 
 
+@pytest.mark.parametrize("bot_first", [True, False], ids=["page-made-the-channel", "bot-made-the-channel"])
+def test_the_page_closing_its_channel_closes_it_on_both_sides(signaling_server, chromium, tmp_path, bot_first):
+    """`RTCDataChannel.close()` on the page resets its outgoing stream; the channel only reaches `closed` once the
+    bot resets its own in return (RFC 8831 §6.7), whoever made the channel. The connection stays up, and the bot's
+    log shows nothing wrong."""
+    room = f"chat-chromium-channel-close-{'bot-first' if bot_first else 'bot-last'}"
+    pages: list[Page] = []
+    with evidence_on_failure(PagesEvidence(pages), signaling_server, chromium) as evidence:
+        url = f"{signaling_server.http_url}#{room}"
+        if bot_first:
+            bot = evidence.add(BotProcess(signaling_server.ws_url, room, "chat-bot", tmp_path, "--say", TEXTS[0]))
+            bot.wait_joined()
+            pages.append(chromium.new_page(url, "page", PAGE_READY))
+        else:
+            pages.append(chromium.new_page(url, "page", PAGE_READY))
+            wait_until(pages, lambda s: s[0]["you"] is not None, 10, "the page joins")
+            bot = evidence.add(BotProcess(signaling_server.ws_url, room, "chat-bot", tmp_path, "--say", TEXTS[0]))
+            bot.wait_joined()
+        bot_id = bot.socket_id
+        peer = f"session.peers.get({json.dumps(bot_id)})"
+        wait_until(pages, lambda s: [c["text"] for c in s[0]["chat"]] == TEXTS[:1], 20, "the bot's text arrives")
+        closing = time.monotonic()
+        assert pages[0].evaluate(f"{peer}.channel.close(), {peer}.channel.readyState") == "closing"
+        (state,) = wait_until(pages, lambda s: s[0]["channels"][bot_id] == "closed", 5, "the page's channel closes")
+        closed_after = time.monotonic() - closing
+        assert state["peers"][bot_id]["connectionState"] == "connected", state["peers"][bot_id]
+        report = bot.stop()
+        assert [change["state"] for change in report["peers"][state["you"]]["timeline"]] == \
+            ["connecting", "connected", "closed"], report["peers"][state["you"]]["timeline"]
+        check_bot_log(bot)
+        print(f"the page's channel closed {closed_after:.3f} s after close()")
+
+
 # --- aiortc --------------------------------------------------------------------------------------------------------
 
 
@@ -224,7 +258,7 @@ async def until(condition, timeout: float, what: str, client: asyncio.Future) ->
         await asyncio.sleep(0.05)
 
 
-def run_with_aiortc(signaling_server, tmp_path: pathlib.Path, bot_first: bool) -> None:
+def run_with_aiortc(signaling_server, tmp_path: pathlib.Path, bot_first: bool, chunk_characters: int) -> None:
     room = f"chat-aiortc-{'bot-first' if bot_first else 'bot-last'}"
     bot_file, aiortc_file = seeded_bytes(3), seeded_bytes(4)
     options, downloads = bot_options(tmp_path, bot_file)
@@ -234,7 +268,7 @@ def run_with_aiortc(signaling_server, tmp_path: pathlib.Path, bot_first: bool) -
         # channel can only close through what the bot itself sends when it leaves.
         peer = evidence.add(AiortcPeer(signaling_server.ws_url, room, tracks=lambda: [PacedTone(AIORTC_TONE)],
                                        data_channel=True, say=TEXTS, send_files=[("from-aiortc.bin", aiortc_file)],
-                                       close_on_remove=False))
+                                       close_on_remove=False, chunk_characters=chunk_characters))
         stop = asyncio.Event()
         timings = {"started": time.monotonic()}
         if bot_first:
@@ -300,9 +334,9 @@ def run_with_aiortc(signaling_server, tmp_path: pathlib.Path, bot_first: bool) -
 
 def test_aiortc_offers_chat_and_files_to_the_bot(signaling_server, tmp_path, aioice_on_loopback):
     """The bot is in the room first: aiortc offers and makes the channel."""
-    run_with_aiortc(signaling_server, tmp_path, bot_first=True)
+    run_with_aiortc(signaling_server, tmp_path, bot_first=True, chunk_characters=256 * 1024 - 256)
 
 
 def test_bot_offers_chat_and_files_to_aiortc(signaling_server, tmp_path, aioice_on_loopback):
     """aiortc is in the room first: the bot offers and makes the channel, aiortc takes it (`on("datachannel")`)."""
-    run_with_aiortc(signaling_server, tmp_path, bot_first=False)
+    run_with_aiortc(signaling_server, tmp_path, bot_first=False, chunk_characters=256 * 1024 - 256)

@@ -65,13 +65,14 @@ class OutgoingFile:
 
 class SkyRTCChannel:
     def __init__(self, channel, peer_id: str, note: Callable[[str], None], say: list[str] = (),
-                 send_files: list[tuple[str, bytes]] = ()) -> None:
+                 send_files: list[tuple[str, bytes]] = (), chunk_characters: int = CHUNK_CHARACTERS) -> None:
         self.channel = channel
         self.peer_id = peer_id
         self.label = channel.label
         self._note = note
         self._say = list(say)
         self._send_files = list(send_files)
+        self.chunk_characters = chunk_characters
         self.chat: list[str] = []
         self.said: list[str] = []
         self.files: list[IncomingFile] = []
@@ -183,7 +184,8 @@ class SkyRTCChannel:
 
     async def _stream(self, outgoing: OutgoingFile) -> None:
         url = DATA_URL_PREFIX + base64.b64encode(outgoing.data).decode("ascii")
-        starts = range(0, len(url), CHUNK_CHARACTERS)
+        step = self.chunk_characters
+        starts = range(0, len(url), step)
         try:
             for start in starts:
                 while self.channel.bufferedAmount > BUFFER_HIGH:
@@ -193,8 +195,8 @@ class SkyRTCChannel:
                     outgoing.state = "failed" if outgoing.state == "sending" else outgoing.state
                     outgoing.reason = outgoing.reason or f"channel {self.channel.readyState}"
                     return
-                piece = url[start:start + CHUNK_CHARACTERS]
-                if start + CHUNK_CHARACTERS < len(url):
+                piece = url[start:start + step]
+                if start + step < len(url):
                     self._send({"type": "__file", "signal": "chunk", "sendId": outgoing.send_id, "last": False,
                                 "data": piece, "percent": (start + len(piece)) * 100 // len(url)})
                 else:

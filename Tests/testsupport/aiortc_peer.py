@@ -35,7 +35,7 @@ from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.sdp import candidate_from_sdp
 from websockets.asyncio.client import connect
 
-from testsupport.aiortc_datachannel import SkyRTCChannel
+from testsupport.aiortc_datachannel import CHUNK_CHARACTERS, SkyRTCChannel
 from testsupport.aiortc_media import AIORTC_TONE, HalfWhite, PacedTone
 from testsupport.card_reader import card_background, read_test_card
 from testsupport.tones import dominant_frequency
@@ -185,7 +185,8 @@ class AiortcPeer:
     def __init__(self, ws_url: str, room: str, tone_hz: float = AIORTC_TONE, fps: int = 30,
                  log_level: int = logging.INFO, tracks: Callable[[], list[MediaStreamTrack]] | None = None,
                  bundle_policy: RTCBundlePolicy = RTCBundlePolicy.BALANCED, data_channel: bool = False,
-                 say: list[str] = (), send_files: list[tuple[str, bytes]] = (), close_on_remove: bool = True) -> None:
+                 say: list[str] = (), send_files: list[tuple[str, bytes]] = (), close_on_remove: bool = True,
+                 chunk_characters: int = CHUNK_CHARACTERS) -> None:
         """`tracks`: what to send on each connection, one `addTrack` (so one m= section) per track in that order;
         by default the tone and the half-white picture (one audio and one video section). More than one section of
         a kind needs `bundle_policy=RTCBundlePolicy.MAX_BUNDLE`: under aiortc's default (BALANCED) the second
@@ -197,6 +198,7 @@ class AiortcPeer:
         self.bundle_policy = bundle_policy
         self.data_channel, self.say, self.send_files = data_channel, list(say), list(send_files)
         self.close_on_remove = close_on_remove
+        self.chunk_characters = chunk_characters   # data URL characters in each file chunk it sends
         self.channels: dict[str, SkyRTCChannel] = {}   # socketId -> its SkyRTC channel (data_channel=True)
         self.tracks = tracks or (lambda: [PacedTone(self.tone_hz), HalfWhite(self.fps)])
         self.you: str | None = None
@@ -240,7 +242,8 @@ class AiortcPeer:
                     self._note(f"{socket_id[:8]} opened another channel {channel.label!r}: ignored")
                     return
                 self._note(f"{socket_id[:8]} channel {channel.label!r} ({role}) {channel.readyState}")
-                self.channels[socket_id] = SkyRTCChannel(channel, socket_id, self._note, self.say, self.send_files)
+                self.channels[socket_id] = SkyRTCChannel(channel, socket_id, self._note, self.say, self.send_files,
+                                                       self.chunk_characters)
             if role == "offerer":   # SkyRTC: the newcomer makes the one channel, before its offer
                 attach(pc.createDataChannel("undefined"))
             else:
