@@ -4,16 +4,17 @@ docs/chat-and-files.md), each in both offer orders (the newcomer offers and make
 
 The bot runs with three `--say` texts (accented Latin with an emoji and Chinese, Japanese, an emoji ZWJ sequence),
 `--send-file` of 5 MB of seeded random bytes and `--accept-files DIR`; the other side says the same three texts and
-sends its own 5 MB. Checked: the channel's label is SkyRTC's "undefined" and it opens on both sides; every text
-arrives exactly, in order, both ways (the bot's report `chat` and `said`, the page's `chat`, aiortc's messages); each
-file arrives with the SHA-256 of the bytes the test made, both ways (the bot's `files`, the saved file's bytes, and
-its `filesSent`; the page's `files` and `filesSent`; aiortc's assembled data URL); when the bot leaves (SIGTERM) the
-other side's channel ends `closed` (for aiortc, which here ignores `_remove_peer`, through the bot's own DTLS/SCTP
-closing); the bot's log has no error or data-channel warning. And when the page navigates away while the bot
-receives 20 MB from it, the bot fails that file (reason given, partial file removed), closes the connection on
-Chromium's abort and stays up. And the page's `channel.close()` reaches `closed` (the bot resets its stream in
-return, RFC 8831 §6.7) with the connection still up, whoever made the channel. On failure: the bot's log and report, the page's
-state, log and console, aiortc's log and channel, the server's log.
+sends its own 5 MB (aiortc in chunks of 256 KiB - 256 characters, near the bot's a=max-message-size of 256 KiB).
+Checked: the channel's label is SkyRTC's "undefined" and it opens on both sides; every text arrives exactly, in order,
+both ways (the bot's report `chat` and `said`, the page's `chat`, aiortc's messages); each file arrives with the
+SHA-256 of the bytes the test made, both ways (the bot's `files`, the saved file's bytes, and its `filesSent`; the
+page's `files` and `filesSent`; aiortc's assembled data URL); when the bot leaves (SIGTERM) the other side's channel
+ends `closed` (for aiortc, which here ignores `_remove_peer`, through the bot's own DTLS/SCTP closing); the bot's log
+has no error or data-channel warning. And when the page navigates away while the bot receives 20 MB from it, the bot
+fails that file (reason given, partial file removed), closes the connection on Chromium's abort and stays up. And the
+page's `channel.close()` reaches `closed` (the bot resets its stream in return, RFC 8831 §6.7) with the connection
+still up, whoever made the channel. On failure: the bot's log and report, the page's state, log and console, aiortc's
+log and channel, the server's log.
 """
 
 from __future__ import annotations

@@ -6,18 +6,18 @@ flows both ways, the test drives the page's own objects through `Runtime.evaluat
 top-level `session`, `enqueue`, `send` and `log` are globals of the page): it adds a second video track to the same
 RTCPeerConnection (a 320x240 canvas, almost white with a small moving bar: not the camera's picture), offers again
 through the page's signaling (`__offer`), lets the page apply conftui's answer (its own `_answer` handler), keeps the
-track ~3 s, then stops its transceiver and offers again. An in-page sampler polls the bot's inbound video
-(`getStats`, every ~20 ms) and the connection's state meanwhile.
+track ~3 s, then stops its transceiver and offers again. An in-page sampler polls the bot's inbound video (`getStats`,
+every ~20 ms) and the connection's state meanwhile.
 
 Checked: (a) the connection is never replaced (the bot's log renegotiates twice and replaces nothing; its report's
-timeline has one `connecting` and nothing after `connected`; the page's RTCPeerConnection is the same object and
-stays `connected`); (b) conftui's first answer accepts the new section (three audio and video m= lines with a port,
-the new one `recvonly` or `sendrecv`; the chat channel's application section, made by whichever side offered first,
-accepted on the same transport: a port, `UDP/DTLS/SCTP webrtc-datachannel`, `a=sctp-port:5000`, `a=max-message-size`,
-and the page's channel still open after both renegotiations) and the bot decodes it (`videoStreams` gets the new mid, with the canvas's bright flat
-picture, unlike the camera's); (c) the second answer keeps the mid with port 0, and the section's packets stop at the
-bot; (d) no media gap from Chromium over 200 ms at the bot during the whole renegotiation window (its
-`transport.mediaGaps`, placed on the bot's call clock through the report's `callStartedAt`), and Chromium's
+timeline has one `connecting` and nothing after `connected`; the page's RTCPeerConnection is the same object and stays
+`connected`); (b) conftui's first answer accepts the new section (three audio and video m= lines with a port, the new
+one `recvonly` or `sendrecv`; the chat channel's application section, made by whichever side offered first, accepted
+on the same transport: a port, `UDP/DTLS/SCTP webrtc-datachannel`, `a=sctp-port:5000`, `a=max-message-size`, and the
+page's channel still open after both renegotiations) and the bot decodes it (`videoStreams` gets the new mid, with the
+canvas's bright flat picture, unlike the camera's); (c) the second answer keeps the mid with port 0, and the section's
+packets stop at the bot; (d) no media gap from Chromium over 200 ms at the bot during the whole renegotiation window
+(its `transport.mediaGaps`, placed on the bot's call clock through the report's `callStartedAt`), and Chromium's
 framesDecoded of the bot's video never stalls over 200 ms either.
 """
 

@@ -1,14 +1,15 @@
 """SkyRTC's chat and files on an aiortc data channel, as the original browser client speaks them
 (docs/chat-and-files.md): the tests' non-browser implementation of the sub-protocol, independent of conftui's.
 
-`SkyRTCChannel(channel, peer_id, note, say=..., send_files=...)` wraps one `RTCDataChannel` (the one the offerer
-made with `createDataChannel("undefined")`, or the one `on("datachannel")` handed the answerer). Once the channel is
-open it sends every `say` text as `{"type":"__msg","data":TEXT}` and offers every `(name, bytes)` of `send_files`
-(`ask`); it accepts every offer it gets (`accept`), assembles the offered file from its `chunk`s (the slices, joined,
-are the file's base64 `data:` URL) and checks the size; on an `accept` it sends that file as the original does, its
-data URL in `chunk`s (`last: false` with an integer `percent`, then `last: true`), paced by the channel's
-`bufferedAmount`. What arrived and what happened is recorded: `chat`, `files` (with the SHA-256 of the bytes),
-`files_sent`, the channel's state changes (`states`, with the monotonic time).
+`SkyRTCChannel(channel, peer_id, note, say=..., send_files=...)` wraps one `RTCDataChannel` (the one the offerer made
+with `createDataChannel("undefined")`, or the one `on("datachannel")` handed the answerer). Once the channel is open
+it sends every `say` text as `{"type":"__msg","data":TEXT}` and offers every `(name, bytes)` of `send_files` (`ask`);
+it accepts every offer it gets (`accept`), assembles the offered file from its `chunk`s (the slices, joined, are the
+file's base64 `data:` URL) and checks the size; on an `accept` it sends that file as the original does, its data URL
+in `chunk`s (`last: false` with an integer `percent`, then `last: true`), paced by the channel's `bufferedAmount`,
+each chunk `chunk_characters` of the data URL (by default conftui's own 64 KiB - 256; the tests also go up to the
+peer's a=max-message-size). What arrived and what happened is recorded: `chat`, `files` (with the SHA-256 of the
+bytes), `files_sent`, the channel's state changes (`states`, with the monotonic time).
 """
 
 from __future__ import annotations
