@@ -6,17 +6,18 @@ flows both ways, the test drives the page's own objects through `Runtime.evaluat
 top-level `session`, `enqueue`, `send` and `log` are globals of the page): it adds a second video track to the same
 RTCPeerConnection (a 320x240 canvas, almost white with a small moving bar: not the camera's picture), offers again
 through the page's signaling (`__offer`), lets the page apply conftui's answer (its own `_answer` handler), keeps the
-track ~3 s, then stops its transceiver and offers again. An in-page sampler polls the bot's inbound video
-(`getStats`, every ~20 ms) and the connection's state meanwhile.
+track ~3 s, then stops its transceiver and offers again. An in-page sampler polls the bot's inbound video (`getStats`,
+every ~20 ms) and the connection's state meanwhile.
 
 Checked: (a) the connection is never replaced (the bot's log renegotiates twice and replaces nothing; its report's
-timeline has one `connecting` and nothing after `connected`; the page's RTCPeerConnection is the same object and
-stays `connected`); (b) conftui's first answer accepts the new section (three audio and video m= lines with a port,
-the new one `recvonly` or `sendrecv`; the page's data channel, when it offered first, answered with port 0) and the
-bot decodes it (`videoStreams` gets the new mid, with the canvas's bright flat
-picture, unlike the camera's); (c) the second answer keeps the mid with port 0, and the section's packets stop at the
-bot; (d) no media gap from Chromium over 200 ms at the bot during the whole renegotiation window (its
-`transport.mediaGaps`, placed on the bot's call clock through the report's `callStartedAt`), and Chromium's
+timeline has one `connecting` and nothing after `connected`; the page's RTCPeerConnection is the same object and stays
+`connected`); (b) conftui's first answer accepts the new section (three audio and video m= lines with a port, the new
+one `recvonly` or `sendrecv`; the chat channel's application section, made by whichever side offered first, accepted
+on the same transport: a port, `UDP/DTLS/SCTP webrtc-datachannel`, `a=sctp-port:5000`, `a=max-message-size`, and the
+page's channel still open after both renegotiations) and the bot decodes it (`videoStreams` gets the new mid, with the
+canvas's bright flat picture, unlike the camera's); (c) the second answer keeps the mid with port 0, and the section's
+packets stop at the bot; (d) no media gap from Chromium over 200 ms at the bot during the whole renegotiation window
+(its `transport.mediaGaps`, placed on the bot's call clock through the report's `callStartedAt`), and Chromium's
 framesDecoded of the bot's video never stalls over 200 ms either.
 """
 
@@ -125,18 +126,20 @@ CONNECTION = """
 
 
 def m_sections(sdp: str, media_only: bool = True) -> list[dict]:
-    """Each m= section of an SDP: kind, port, mid, direction; audio and video only unless `media_only` is false (the
-    page, when it offers first, adds the data channel's application section, which conftui answers with port 0)."""
+    """Each m= section of an SDP: kind, port, proto, formats, mid, direction and its lines; audio and video only unless
+    `media_only` is false (the connection also has the chat channel's application section, SkyRTC's newcomer makes
+    the channel before its first offer)."""
     out = []
     for block in re.split(r"\r?\n(?=m=)", sdp)[1:]:
         lines = block.splitlines()
-        kind, port = lines[0][2:].split()[:2]
+        kind, port, proto, *formats = lines[0][2:].split()
         if media_only and kind == "application":
             continue
         mid = next((line[6:] for line in lines if line.startswith("a=mid:")), None)
         direction = next((line[2:] for line in lines if line[2:] in ("sendrecv", "sendonly", "recvonly", "inactive")),
                          None)
-        out.append({"kind": kind, "port": int(port), "mid": mid, "direction": direction})
+        out.append({"kind": kind, "port": int(port), "proto": proto, "formats": formats, "mid": mid,
+                    "direction": direction, "lines": lines[1:]})
     return out
 
 
@@ -228,9 +231,16 @@ def test_chromium_adds_and_removes_a_video_section_on_the_running_connection(sig
         without_share = wait_for_page(page, CONNECTION % js, lambda c: c["signalingState"] == "stable"
                                       and c["remote"] != with_share["remote"], 10, "conftui's answer to the stop")
         second_answer = m_sections(without_share["remote"])
-        data_sections = [s for s in m_sections(with_share["remote"], media_only=False) if s["kind"] == "application"]
-        # The page's chat channel: offered by the page when it offered first; conftui has no SCTP yet, so port 0.
-        assert [s["port"] for s in data_sections] == ([0] if bot_first else []), data_sections
+        # The chat channel's section, there whichever side offered first (SkyRTC's newcomer makes the channel):
+        # conftui keeps accepting it on the bundle's transport, in both answers.
+        for answer in (with_share["remote"], without_share["remote"]):
+            (data_section,) = [s for s in m_sections(answer, media_only=False) if s["kind"] == "application"]
+            assert data_section["port"] == first_answer[0]["port"] != 0, data_section
+            assert (data_section["proto"], data_section["formats"]) == ("UDP/DTLS/SCTP", ["webrtc-datachannel"]), \
+                data_section
+            assert "a=sctp-port:5000" in data_section["lines"], data_section
+            assert any(line.startswith("a=max-message-size:") and int(line.split(":")[1]) > 0
+                       for line in data_section["lines"]), data_section
         time.sleep(0.5)   # the window ends a little after the second answer: the restart of anything would show
         window_end = time.time()
 
@@ -241,6 +251,7 @@ def test_chromium_adds_and_removes_a_video_section_on_the_running_connection(sig
         page.evaluate("window.renegotiationTest.stopped = true")
         watch = page.evaluate("({ states: renegotiationTest.states, samples: renegotiationTest.samples })")
         connection = page.evaluate(CONNECTION % js)
+        channel_after = page.evaluate("conftui.state()")["channels"].get(bot_id)
         report = bot.stop()
 
         print(f"Chromium's first offer again:\n{first_offer}\nconftui's answer:\n{with_share['remote']}\n"
@@ -258,6 +269,7 @@ def test_chromium_adds_and_removes_a_video_section_on_the_running_connection(sig
         assert [change["state"] for change in seen["timeline"]] == ["connecting", "connected", "closed"], \
             seen["timeline"]
         assert connection["same"] and connection["connectionState"] == "connected", connection
+        assert channel_after == "open", f"the page's chat channel to the bot is {channel_after} after renegotiating"
         page_log = page.evaluate("conftui.log")
         assert not [line for line in page_log if "signaling failed" in line or "rejected" in line], page_log
         answers_applied = sum("answer from" in line and "applied" in line for line in page_log)

@@ -2,9 +2,10 @@
 
 A tiny server (the reference server's page responder plus a WebSocket handler that plays a script after
 `__join`) lets the test choose exactly what the page receives, including hostile ids and `_error` messages, and
-record exactly what the page sends: the offer must carry one audio and one video m-line, both sendrecv (then the
-data channel's application line), and
-candidates must carry `label` (integer), `id` (string) and `candidate`.
+record exactly what the page sends: the offer must carry one audio and one video m-line, both sendrecv, then the
+chat channel's application line in the RFC 8841 form conftui accepts (`UDP/DTLS/SCTP webrtc-datachannel`,
+`a=sctp-port:5000`, `a=max-message-size`), and candidates must carry `label` (integer), `id` (string) and
+`candidate`.
 """
 
 from __future__ import annotations
@@ -96,7 +97,10 @@ def test_page_offers_one_audio_and_one_video_line_and_shows_server_text_as_text(
             # Audio and video, then the data channel the offerer makes for chat and files (SkyRTC's).
             assert [section.split(" ")[0] for section in sections] == ["audio", "video", "application"]
             assert all("\r\na=sendrecv" in section for section in sections[:2]), sections
-            assert "webrtc-datachannel" in sections[2], sections[2]
+            data_lines = sections[2].split("\r\n")
+            assert data_lines[0].split(" ")[2:] == ["UDP/DTLS/SCTP", "webrtc-datachannel"], data_lines[0]
+            assert "a=sctp-port:5000" in data_lines, sections[2]
+            assert any(line.startswith("a=max-message-size:") for line in data_lines), sections[2]
 
             for candidate in server.sent("__ice_candidate"):
                 assert candidate["socketId"] == HOSTILE_ID

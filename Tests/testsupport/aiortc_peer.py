@@ -9,6 +9,12 @@ peer it records, separately (`RemoteSeen`), the test cards it reads (per partici
 order), the card's background colour, the luma of the last frame, the frame count and size, and the last second of
 audio. `remote()` is the one peer of a two-party test.
 
+With `data_channel=True` it also speaks SkyRTC's chat and files (`aiortc_datachannel.SkyRTCChannel`): as the offerer
+it makes the channel, labelled "undefined" as the original client's was, before its offer; as the answerer it takes the
+channel the peer opens (`on("datachannel")`). Each peer's channel is in `channels`; `say` and `send_files` go to each
+once it opens. `close_on_remove=False` leaves a connection open on `_remove_peer`, so whatever ends it afterwards
+came from the peer itself (its DTLS close or SCTP abort), not from us.
+
 Pin aioice's host gathering to 127.0.0.1 with `loopback_host_addresses` (docs/webrtc-interop.md §9: it never
 gathers loopback by itself). Create the peer inside the running asyncio loop (aiortc binds to the loop that exists).
 """
@@ -29,6 +35,7 @@ from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from aiortc.sdp import candidate_from_sdp
 from websockets.asyncio.client import connect
 
+from testsupport.aiortc_datachannel import CHUNK_CHARACTERS, SkyRTCChannel
 from testsupport.aiortc_media import AIORTC_TONE, HalfWhite, PacedTone
 from testsupport.card_reader import card_background, read_test_card
 from testsupport.tones import dominant_frequency
@@ -177,7 +184,9 @@ async def consume(seen: RemoteSeen, track) -> None:
 class AiortcPeer:
     def __init__(self, ws_url: str, room: str, tone_hz: float = AIORTC_TONE, fps: int = 30,
                  log_level: int = logging.INFO, tracks: Callable[[], list[MediaStreamTrack]] | None = None,
-                 bundle_policy: RTCBundlePolicy = RTCBundlePolicy.BALANCED) -> None:
+                 bundle_policy: RTCBundlePolicy = RTCBundlePolicy.BALANCED, data_channel: bool = False,
+                 say: list[str] = (), send_files: list[tuple[str, bytes]] = (), close_on_remove: bool = True,
+                 chunk_characters: int = CHUNK_CHARACTERS) -> None:
         """`tracks`: what to send on each connection, one `addTrack` (so one m= section) per track in that order;
         by default the tone and the half-white picture (one audio and one video section). More than one section of
         a kind needs `bundle_policy=RTCBundlePolicy.MAX_BUNDLE`: under aiortc's default (BALANCED) the second
@@ -187,6 +196,10 @@ class AiortcPeer:
         `setRemoteDescription`)."""
         self.ws_url, self.room, self.tone_hz, self.fps = ws_url, room, tone_hz, fps
         self.bundle_policy = bundle_policy
+        self.data_channel, self.say, self.send_files = data_channel, list(say), list(send_files)
+        self.close_on_remove = close_on_remove
+        self.chunk_characters = chunk_characters   # data URL characters in each file chunk it sends
+        self.channels: dict[str, SkyRTCChannel] = {}   # socketId -> its SkyRTC channel (data_channel=True)
         self.tracks = tracks or (lambda: [PacedTone(self.tone_hz), HalfWhite(self.fps)])
         self.you: str | None = None
         self.joined_with: list[str] = []
@@ -223,6 +236,18 @@ class AiortcPeer:
         seen = RemoteSeen(socket_id, role)
         self.pcs[socket_id], self.seen[socket_id] = pc, seen
         pc.on("track", lambda track: self._tasks.append(asyncio.ensure_future(self._consume(seen, track))))
+        if self.data_channel:
+            def attach(channel) -> None:
+                if socket_id in self.channels:
+                    self._note(f"{socket_id[:8]} opened another channel {channel.label!r}: ignored")
+                    return
+                self._note(f"{socket_id[:8]} channel {channel.label!r} ({role}) {channel.readyState}")
+                self.channels[socket_id] = SkyRTCChannel(channel, socket_id, self._note, self.say, self.send_files,
+                                                       self.chunk_characters)
+            if role == "offerer":   # SkyRTC: the newcomer makes the one channel, before its offer
+                attach(pc.createDataChannel("undefined"))
+            else:
+                pc.on("datachannel", attach)
 
         @pc.on("connectionstatechange")
         def _state() -> None:
@@ -249,6 +274,8 @@ class AiortcPeer:
                 await pc.close()
             for task in self._tasks:
                 task.cancel()
+            for channel in self.channels.values():
+                channel.cancel()
             for name in ("aiortc", "aioice"):
                 logging.getLogger(name).removeHandler(self._handler)
 
@@ -302,7 +329,7 @@ class AiortcPeer:
             if seen is not None and seen.removed_at is None:
                 seen.removed_at = time.time()
             pc = self.pcs.get(socket_id)
-            if pc is not None and socket_id not in self.removed:
+            if pc is not None and socket_id not in self.removed and self.close_on_remove:
                 self.removed[socket_id] = await self._stats_of(socket_id, pc)
                 await pc.close()
 
@@ -312,7 +339,8 @@ class AiortcPeer:
 
     def summary(self) -> str:
         return (f"aiortc peer you={self.you} joined with {self.joined_with} names={self.names}\n  "
-                + "\n  ".join(seen.summary() for seen in self.seen.values()))
+                + "\n  ".join(seen.summary() for seen in self.seen.values())
+                + "".join(f"\n  channel {json.dumps(c.to_json(), ensure_ascii=False)}" for c in self.channels.values()))
 
     @staticmethod
     async def _stats_of(socket_id: str, pc: RTCPeerConnection) -> str:

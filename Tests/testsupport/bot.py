@@ -16,6 +16,7 @@ import pytest
 
 from testsupport.binaries import REPO
 from testsupport.processes import LineReader, stop_process, tail
+from testsupport.reports import read_report
 
 JOINED_LINE = re.compile(r"^conftui bot: joined (\S+) as (\S+)$")
 
@@ -63,6 +64,21 @@ class BotProcess:
         assert match, f"bot {self.name} did not join within {timeout} s; stdout {self.lines}\n{self.describe()}"
         self.socket_id = match.group(2)
         return self.socket_id
+
+    def wait_for_report(self, condition, timeout: float, what: str) -> dict:
+        """The report the bot rewrites every 2 s, once `condition(report)` holds (an AssertionError with the last
+        one after `timeout` s, or at once if the bot has exited)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            report = read_report(self.report_path)
+            if report is not None and condition(report):
+                return report
+            exited = self.process.poll()
+            if exited is not None or time.monotonic() > deadline:
+                why = f"the bot exited with {exited}" if exited is not None else f"timed out after {timeout} s"
+                raise AssertionError(f"{why} waiting until {what}; last report: "
+                                     f"{json.dumps(report, indent=1, ensure_ascii=False)[:6000]}")
+            time.sleep(0.2)
 
     def stop(self, sig: int = signal.SIGTERM) -> dict:
         """SIGTERM (or `sig`), wait, and load the report."""
