@@ -207,7 +207,7 @@ def test_the_page_leaving_mid_transfer_fails_the_bots_file(signaling_server, chr
         assert list(downloads.iterdir()) == [], f"a partial file was left: {list(downloads.iterdir())}"
         print(f"the page left mid-transfer: the bot's file {got['state']} ({got['reason']})")
         check_bot_log(bot, allowed=(f"from {page_id} failed: the peer left during the transfer",
-                                    "data channels ended: peer aborted: user-initiated abort"))
+                                    "data channels closed: peer aborted: user-initiated abort"))
 
 
 @pytest.mark.parametrize("bot_first", [True, False], ids=["page-made-the-channel", "bot-made-the-channel"])

@@ -551,7 +551,7 @@ public final class PeerConnection {
             case .buffered(let id, let n): out.events.append(.dataChannel(.buffered(id, n)))
             case .closed(let id): out.events.append(.dataChannel(.closed(id)))
             case .warning(let why): warn("data channels: \(why)")
-            case .ended(let reason): warn("data channels ended: \(reason)")
+            case .ended(let reason): warn("data channels closed: \(reason)")
             }
         }
     }
