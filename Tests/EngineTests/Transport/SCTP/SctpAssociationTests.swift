@@ -183,6 +183,31 @@ import Testing
         #expect(h.warnings("B").contains { $0.contains("discarded") })
     }
 
+    /// What `send` accepts and the peer has not acknowledged is bounded (`maxQueuedBytes`): past it `send` refuses,
+    /// and once the peer takes the data the channel accepts again.
+    @Test func queuedOutgoingBytesAreBounded() throws {
+        let h = SctpPairHarness(seed: 15) {
+            $0.sctp.maxQueuedBytes = 100_000
+            $0.remoteMaxMessageSize = 0
+        }
+        #expect(h.connect())
+        let (id, out) = try h.a.open(label: "x", now: h.now)
+        h.apply(out, fromA: true)
+        var accepted = 0
+        var refused: DataChannels.ChannelError?
+        while refused == nil && accepted < 1000 {
+            do {
+                h.apply(try h.a.send(.binary([UInt8](repeating: 1, count: 10_000)), on: id, now: h.now), fromA: true)
+                accepted += 1
+            } catch { refused = error }
+        }
+        #expect(accepted <= 10)
+        #expect(refused.map { "\($0)".contains("queued") } == true)
+        #expect(h.run(for: .seconds(10)) { h.messages("B").count == accepted })
+        h.apply(try h.a.send(.text([1]), on: id, now: h.now), fromA: true)
+        #expect(h.run(for: .seconds(2)) { h.messages("B").count == accepted + 1 })
+    }
+
     @Test func sendsAboveThePeersMaxMessageSizeAreRefused() throws {
         let h = SctpPairHarness(seed: 14) { $0.remoteMaxMessageSize = 1000 }
         #expect(h.connect())
