@@ -101,6 +101,8 @@ public final class PeerConnection {
     /// The cap last given to SCTP, bytes a second, and whether data was queued or in flight at the last look.
     private var appliedDataRate: Int?
     private var dataBusy = false
+    /// Whether data is held to its share of the estimate now (a bottleneck was found).
+    private var dataShared = false
 
     /// Audio playout runs every 20 ms (one Opus frame, RFC 7587 §4.2).
     static let audioSlot: Duration = .milliseconds(20)
@@ -514,14 +516,20 @@ public final class PeerConnection {
         pendingChannelLabels = []
     }
 
-    /// Data yields to media (docs/chat-and-files.md): with a send-side estimate, new SCTP data may use
-    /// `dataShare` of it, and while data is queued or in flight the video's target leaves that share free, so a
-    /// file never fills the bottleneck's queue in front of the video. SCTP's own congestion control still runs
-    /// underneath; without an estimate (a peer without transport-cc) it is all there is.
+    /// Data yields to media (docs/chat-and-files.md): where the send-side estimate has found the path's limit
+    /// (below the estimator's maximum), new SCTP data may use `dataShare` of it, and while data is queued or in
+    /// flight the video's target leaves that share free, so a file never fills the bottleneck's queue in front of
+    /// the video. At the maximum no bottleneck was seen (loopback, a LAN): data then goes as fast as SCTP's own
+    /// congestion control lets it, and if that builds a queue the estimate falls and the share applies again.
+    /// Without an estimate (a peer without transport-cc) SCTP's congestion control is all there is.
     private func shareWithData(now: TransportTime) {
         guard let data else { return }
         dataBusy = data.association.bufferedAmount > 0 || data.association.bytesInFlight > 0
-        let share = sender.estimator.map { max(Self.minimumDataRate, Int(Double($0.target) * Self.dataShare) / 8) }
+        let share = sender.estimator.flatMap { estimator -> Int? in
+            guard Double(estimator.target) < Double(SendController.maximumBitrate) * Self.unboundedAbove else { return nil }
+            return max(Self.minimumDataRate, Int(Double(estimator.target) * Self.dataShare) / 8)
+        }
+        dataShared = share != nil
         let rate: Int? = switch (share, dataRate) {
         case (let s?, let d?): min(s, d)
         case (let s, let d): s ?? d
@@ -536,9 +544,11 @@ public final class PeerConnection {
         absorbData(data.setSendRate(bytesPerSecond: rate, now: now), now: now)
     }
 
-    /// The share of the send estimate data channels may take, and the least they get (bytes a second).
+    /// The share of the send estimate data channels may take, and the least they get (bytes a second); from this
+    /// fraction of the estimator's maximum up, data is not held to a share.
     static let dataShare = 0.25
     static let minimumDataRate = 8_000
+    static let unboundedAbove = 0.9
 
     private func absorbData(_ o: DataChannels.Output, now: TransportTime) {
         dataDeadline = o.deadline
@@ -815,7 +825,7 @@ public final class PeerConnection {
         guard let target = sender.videoTarget(hasAudio: audioSend != nil, maximum: videoSend.rate.maximum,
                                               rembCap: videoSend.rate.rembCap) else { return videoSend.targetBitrate }
         // While data moves, its share of the estimate is not the video's.
-        guard dataBusy, let estimate = sender.estimator?.target else { return target }
+        guard dataBusy, dataShared, let estimate = sender.estimator?.target else { return target }
         return max(SendController.minimumVideoBitrate, target - Int(Double(estimate) * Self.dataShare))
     }
 
