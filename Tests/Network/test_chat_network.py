@@ -8,16 +8,18 @@ in the public namespace, as in the network bench (Tests/Bench/network_bench.py).
   join; the durations (join to last message, first to last message) are printed.
 - A 20 MB file on the 1 Mbit/s path does not push the call's video latency over the limit (data yields to media,
   docs/congestion-control.md: with a send-side estimate SCTP may use a quarter of it, and the video's target leaves
-  that quarter free while data moves). A is behind 1 Mbit/s both ways (tbf, 300 ms of buffer). Both bots send
-  with `--max-video-kbps 2500`, as the bench does, and a picture an encoder can always spend more bits on (a
-  synthetic moving clip with sensor-like noise, made by the test; the test card alone idles at about 300 kbit/s),
-  so A's video reaches for the whole link (the baseline runs it at about 100 %) and the data has to be fitted in
+  that quarter free while data moves). A is behind 1 Mbit/s both ways (tbf, 300 ms of buffer). A sends with
+  `--max-video-kbps 2500`, as the bench does, and a picture an encoder can always spend more bits on (a synthetic
+  moving clip with sensor-like noise, made by the test; the test card alone idles at about 300 kbit/s), so its
+  video reaches for the whole link (the baseline runs it at about 100 %) and the data has to be fitted in
   beside it rather than into room the video leaves unused. Latency is measured as the bench measures it: the p95
   round trip of a 10 Hz, 64-byte UDP probe from A's site to the public namespace through the same bottleneck
   (there is no propagation delay in the rig, so it is all queue). Two calls one after the other, B staying in the
   room: (i) A without a file, a 15 s baseline window; (ii) A again with `--send-file` of 20 MB, which B accepts
   (`--accept-files`) as soon as the channel opens, a 20 s window while it moves (it need not finish). Each window
-  starts 10 s after the call's video arrives at B (the estimator settled, as in the bench).
+  starts 10 s after the call's video arrives at B (the estimator settled, as in the bench). B sends audio but no
+  video (`--no-video`), so the downlink's queue, which the file does not use, does not add its own scatter to the
+  round trip.
   The limit is the one docs/congestion-control.md §4 states and CongestionControlTests asserts for a 1 Mbit/s path:
   a p95 queue of at most 150 ms (`randomLossIsNotTakenForCongestion`). The probe's round trip holds both
   directions' queues, so holding it to 150 ms is at least as strict. Also asserted: the transfer progresses (B's
@@ -223,8 +225,11 @@ def test_a_twenty_megabyte_file_on_one_megabit_keeps_video_latency_within_the_li
             payload.write_bytes(os.urandom(FILE_BYTES))
             downloads = tmp_path / "downloads"
             video = ("--camera", f"file:{noisy_clip(tmp_path / 'noisy.y4m')}", "--max-video-kbps", "2500")
+            # B sends no video: the downlink's own queue (B's video ramping into A's 1 Mbit/s lan) would otherwise
+            # add its scatter to the probe's round trip (once 264 ms one-way B→A in a baseline), and the question is
+            # the uplink, which carries A's video and A's file.
             receiver = evidence.add(BotProcess(serve.ws_url, "file", "Bea", tmp_path, "--stun", coturn.stun_uri,
-                                               "--accept-files", str(downloads), *video,
+                                               "--accept-files", str(downloads), "--no-video",
                                                duration=200, host_candidates="all", netns=net.public))
             receiver.wait_joined()
 
