@@ -101,8 +101,10 @@ public final class PeerConnection {
     /// The cap last given to SCTP, bytes a second, and whether data was queued or in flight at the last look.
     private var appliedDataRate: Int?
     private var dataBusy = false
-    /// Whether data is held to its share of the estimate now (a bottleneck was found).
+    /// Whether data is held to its share of the estimate now (a bottleneck was found), and since when it has had
+    /// bytes to send.
     private var dataShared = false
+    private var dataBusySince: TransportTime?
 
     /// Audio playout runs every 20 ms (one Opus frame, RFC 7587 §4.2).
     static let audioSlot: Duration = .milliseconds(20)
@@ -525,9 +527,14 @@ public final class PeerConnection {
     private func shareWithData(now: TransportTime) {
         guard let data else { return }
         dataBusy = data.association.bufferedAmount > 0 || data.association.bytesInFlight > 0
+        if !dataBusy { dataBusySince = nil } else if dataBusySince == nil { dataBusySince = now }
+        // The share is reached over `dataRampUp`: the encoder needs a moment to leave it free, and data taking it at
+        // once would stand in the bottleneck's queue meanwhile (the estimate then falls for both).
+        let ramp = dataBusySince.map { min(1, max(0, (now - $0) / Self.dataRampUp)) } ?? 0
         let share = sender.estimator.flatMap { estimator -> Int? in
             guard Double(estimator.target) < Double(SendController.maximumBitrate) * Self.unboundedAbove else { return nil }
-            return max(Self.minimumDataRate, Int(Double(estimator.target) * Self.dataShare) / 8)
+            let full = max(Self.minimumDataRate, Int(Double(estimator.target) * Self.dataShare) / 8)
+            return Self.minimumDataRate + Int(Double(full - Self.minimumDataRate) * ramp)
         }
         dataShared = share != nil
         let rate: Int? = switch (share, dataRate) {
@@ -549,6 +556,7 @@ public final class PeerConnection {
     static let dataShare = 0.25
     static let minimumDataRate = 8_000
     static let unboundedAbove = 0.9
+    static let dataRampUp: Duration = .seconds(2)
 
     private func absorbData(_ o: DataChannels.Output, now: TransportTime) {
         dataDeadline = o.deadline
