@@ -42,6 +42,8 @@ public final class SctpAssociation {
     private var reset = SctpStreamReset()
     private var t2: TransportTime?
     private var rateLimit: SctpRateLimit?
+    /// DATA chunks refused (window full, too far ahead, bad stream), for the warnings' count.
+    private var droppedData = 0
     private var output = Output()
 
     public init(configuration: Configuration = Configuration()) {
@@ -328,7 +330,12 @@ public final class SctpAssociation {
         switch buffer.receive(d, delivered: &delivered, warnings: &warnings) {
         case .new: if d.immediate { sackNow = true }
         case .duplicate: sackNow = true
-        case .dropped(let why): warnings.append("DATA TSN \(d.tsn) dropped: \(why)")
+        case .dropped(let why):
+            // Counted, and said at the 1st, 10th, 100th... drop: a peer overrunning the window sends many at once.
+            droppedData += 1
+            if [1, 10, 100, 1000, 10_000, 100_000, 1_000_000].contains(droppedData) {
+                warnings.append("DATA TSN \(d.tsn) dropped: \(why) (\(droppedData) so far)")
+            }
         }
         receive = buffer
         for w in warnings { output.events.append(.warning(w)) }

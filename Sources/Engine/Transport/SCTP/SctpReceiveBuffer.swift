@@ -53,7 +53,10 @@ struct SctpReceiveBuffer {
         self.streamCount = streamCount
     }
 
-    var advertisedWindow: UInt32 { UInt32(max(0, window - heldBytes)) }
+    /// What is free, less the per-chunk overhead `heldBytes` counts and the peer does not (1/16: 64 bytes on a
+    /// full-sized chunk of about a thousand), so a peer filling exactly what we advertise is not refused its last
+    /// chunks.
+    var advertisedWindow: UInt32 { UInt32(max(0, window - heldBytes) / 16 * 15) }
     var hasGaps: Bool { !above.isEmpty }
 
     enum Accepted: Equatable { case new, duplicate, dropped(String) }
@@ -72,7 +75,10 @@ struct SctpReceiveBuffer {
             return .dropped("DATA on stream \(chunk.stream), beyond the \(streamCount) negotiated")
         }
         let cost = chunk.payload.count + Self.chunkOverhead
-        guard heldBytes + cost <= window else { return .dropped("receive window full") }
+        // The next TSN is always taken: a full window held behind one missing chunk would otherwise refuse that
+        // chunk for ever (a peer that overran the window, as aiortc does, made the transfer stall so). Taking it
+        // moves the cumulative TSN and frees what it completes; `strip` bounds a message that never completes.
+        guard heldBytes + cost <= window || tsn == cumulativeTSN &+ 1 else { return .dropped("receive window full") }
         fragments[tsn] = Fragment(stream: chunk.stream, ssn: chunk.ssn, ppid: chunk.ppid, unordered: chunk.unordered,
                                   beginning: chunk.beginning, ending: chunk.ending, payload: Array(chunk.payload))
         heldBytes += cost

@@ -208,6 +208,26 @@ import Testing
         #expect(h.run(for: .seconds(2)) { h.messages("B").count == accepted + 1 })
     }
 
+    /// A peer that overruns our window while one chunk is missing: the window fills behind the hole, and the missing
+    /// chunk must still be taken when it comes again, or the transfer stalls for ever (found with aiortc).
+    @Test func theMissingChunkIsTakenEvenWhenTheWindowIsFull() {
+        var buffer = SctpReceiveBuffer(peerInitialTSN: 100, window: 10_000, maxMessage: 1 << 20, streamCount: 16)
+        var delivered: [SctpReceiveBuffer.Message] = []
+        var warnings: [String] = []
+        func chunk(_ tsn: UInt32) -> SctpDataChunk {
+            SctpDataChunk(tsn: tsn, stream: 0, ssn: UInt16(tsn - 100), ppid: 51, unordered: false, beginning: true,
+                          ending: true, payload: [UInt8](repeating: UInt8(tsn & 0xFF), count: 1000)[...])
+        }
+        var refused = 0
+        for tsn in UInt32(101)...130 {
+            if case .dropped = buffer.receive(chunk(tsn), delivered: &delivered, warnings: &warnings) { refused += 1 }
+        }
+        #expect(refused > 0 && delivered.isEmpty)
+        #expect(buffer.receive(chunk(100), delivered: &delivered, warnings: &warnings) == .new)
+        #expect(delivered.map(\.payload.first) == (100...(130 - UInt32(refused))).map { UInt8($0 & 0xFF) })
+        #expect(buffer.heldBytes == 0)
+    }
+
     @Test func sendsAboveThePeersMaxMessageSizeAreRefused() throws {
         let h = SctpPairHarness(seed: 14) { $0.remoteMaxMessageSize = 1000 }
         #expect(h.connect())
