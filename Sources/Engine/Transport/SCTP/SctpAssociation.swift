@@ -642,6 +642,10 @@ public final class SctpAssociation {
 
     /// For tests and stats.
     public var congestionWindow: Int { cwnd }
+    /// Bytes the receive side holds (payloads plus 64 per chunk or waiting message), at most the receive window.
+    var receiveHeldBytes: Int { receive?.heldBytes ?? 0 }
+    /// DATA sent and not yet covered by the peer's cumulative TSN.
+    var outstandingCount: Int { outstanding.count }
     public var bytesInFlight: Int { flightSize }
     public var retransmissionTimeout: Duration { rtt.rto }
 }
