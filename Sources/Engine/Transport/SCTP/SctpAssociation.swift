@@ -152,7 +152,7 @@ public final class SctpAssociation {
             return finish(now)
         }
         var hadData = false
-        for chunk in packet.chunks {
+        chunks: for chunk in packet.chunks {
             guard state != .closed || isHandshake(chunk) else { break }
             switch chunk {
             case .initiate(let i): receiveInit(i, now: now)
@@ -175,8 +175,9 @@ public final class SctpAssociation {
             case .reconfig(let params): receiveReconfig(params, now: now)
             case .unknown(let type, _, _):
                 output.events.append(.warning("unknown chunk type \(type)"))
-                // RFC 9260 §3.2: the top bit clear means "stop processing this packet".
-                if type & 0x80 == 0 { break }
+                // RFC 9260 §3.2: the top bit clear means "stop processing this packet" (the chunks after it are
+                // not looked at; a plain `break` would only leave the switch).
+                if type & 0x80 == 0 { break chunks }
             }
             if ended { break }
         }

@@ -420,6 +420,21 @@ final class HostileSctpPeer {
         #expect(p.delivers("next"))
     }
 
+    // MARK: - Unknown chunks (RFC 9260 §3.2: the top two bits of the type)
+
+    @Test(arguments: [(UInt8(0x3F), false), (0x7F, false), (0xBF, true), (0xFF, true)])
+    func unknownChunkTypesFollowTheirTopBits(type: UInt8, goesOn: Bool) throws {
+        let p = try HostileSctpPeer()
+        let text = Array("behind it".utf8)
+        let chunk = p.dataChunk(text)
+        let out = p.packet([.unknown(type: type, flags: 0, value: [1, 2, 3]), .data(chunk)])
+        #expect(warned(out, "unknown chunk type \(type)"))
+        // 00 and 01: the rest of the packet is not processed; 10 and 11: it is.
+        #expect(out.events.contains(.message(0, .text(text))) == goesOn)
+        if !goesOn { p.packet([.data(chunk)]) }   // The peer retransmits it.
+        #expect(p.delivers("next"))
+    }
+
     // MARK: - ABORT
 
     @Test func anAbortWithTheWrongTagIsIgnored() throws {
