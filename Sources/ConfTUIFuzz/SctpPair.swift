@@ -106,7 +106,9 @@ final class SctpPair {
     /// What B must never exceed, whatever A sends.
     func checkBounds() {
         let sctp = b.configuration.sctp
-        precondition(b.association.receiveHeldBytes <= sctp.receiveWindow, "receive buffer above its window")
+        // The window, plus the reserve the chunk that fills the first gap may use (SctpReceiveBuffer.reserve).
+        let reserve = min(sctp.maxIncomingMessage, sctp.receiveWindow) * 17 / 16
+        precondition(b.association.receiveHeldBytes <= sctp.receiveWindow + reserve, "receive buffer above its window and reserve")
         precondition(b.association.receiveHeldBytes >= 0, "receive buffer accounting below zero")
         precondition(b.association.bufferedAmount <= sctp.maxQueuedBytes, "send queue above its bound")
         precondition(b.openChannels.count <= b.configuration.maxChannels, "more channels than maxChannels")

@@ -328,11 +328,37 @@ final class HostileSctpPeer {
         #expect(full > 0)
         #expect(p.b.association.receiveHeldBytes > window - 1_064)
         #expect(p.sacks.last?.advertisedReceiverWindow ?? 1 < 1_064)
-        // The association is still up; on another channel a short message still fits (or not: the peer filled
-        // its own window), and the SSN gap, once the missing message comes, delivers what waited.
         #expect(p.b.isConnected)
+        // The chunk that fills the gap is taken from the reserve past the window, and what waited behind it goes.
         let missing = p.packet([.data(p.dataChunk(stream: 0, Array("1".utf8), tsn: tsnOfMissing, ssn: 1))])
-        _ = missing
+        let delivered = missing.events.filter { if case .message = $0 { true } else { false } }.count
+        #expect(delivered == 1_201 - full)
+        #expect(p.b.association.receiveHeldBytes == 0)
+        // The dropped ones, sent again, arrive; then the next.
+        p.nextTSN = tsnOfMissing &+ 1 &+ UInt32(1_200 - full)
+        for i in (1_200 - full)..<1_200 {
+            let out = p.packet([.data(p.dataChunk(stream: 0, [UInt8](repeating: 0x41, count: 1_000), ssn: UInt16(i + 2)))])
+            #expect(out.events.contains { if case .message = $0 { true } else { false } })
+        }
+        #expect(p.packet([.data(p.dataChunk(stream: 0, Array("next".utf8), ssn: 1_202))]).events
+            .contains(.message(0, .text(Array("next".utf8)))))
+    }
+
+    /// The reserve is bounded too: a peer sending the chunk at the cumulative TSN + 1 each time, all held, stops
+    /// at the window plus the reserve.
+    @Test func gapFillingChunksStopAtTheReserve() throws {
+        let p = try HostileSctpPeer()
+        let sctp = p.b.configuration.sctp
+        let reserve = min(sctp.maxIncomingMessage, sctp.receiveWindow) * 17 / 16
+        var full = 0
+        for i in 0..<1_400 {
+            // SSN 1 never comes: each message waits, and each is the next TSN.
+            let out = p.packet([.data(p.dataChunk(stream: 0, [UInt8](repeating: 0x43, count: 1_000), ssn: UInt16(i + 2)))])
+            if warned(out, "receive window full") { full += 1 }
+            #expect(p.b.association.receiveHeldBytes <= sctp.receiveWindow + reserve)
+        }
+        #expect(full > 0)
+        #expect(p.b.isConnected)
     }
 
     /// A message that never ends, larger than maxIncomingMessage: its payload is let go as soon as it is known too
@@ -521,5 +547,37 @@ final class HostileSctpPeer {
         }
         #expect(resetStreams.contains(8))
         #expect(p.delivers("next"))
+    }
+}
+
+@Suite struct SctpReceiveWindowLivenessTests {
+    /// Small messages count 64 bytes each against our window but 16 against the sender's view of it, so a window
+    /// filled behind one lost chunk must still take that chunk when it is retransmitted.
+    @Test(arguments: [100, 1_000])
+    func aLostChunkBehindAFullWindowOfSmallMessagesStillArrives(size: Int) throws {
+        let h = SctpPairHarness(seed: 41) { $0.sctp.receiveWindow = 32 * 1024 }
+        #expect(h.connect())
+        let (id, out) = try h.a.open(label: "x", now: h.now)
+        h.apply(out, fromA: true)
+        h.run(for: .seconds(1))
+        var dropped = false
+        h.tamper = { fromA, packet in
+            guard fromA, !dropped, case .success(let p) = SctpPacket.parse(packet) else { return [packet] }
+            for case .data(let d) in p.chunks where d.payload.first == 0xEE {
+                dropped = true
+                return []
+            }
+            return [packet]
+        }
+        let count = 2_000
+        for i in 0..<count {
+            var m = [UInt8](repeating: UInt8(i % 200), count: size)
+            if i == 300 { m[0] = 0xEE }
+            h.apply(try h.a.send(.binary(m), on: id, now: h.now), fromA: true)
+        }
+        #expect(h.run(for: .seconds(120)) { h.messages("B").count == count })
+        #expect(dropped)
+        #expect(h.messages("B").count == count)
+        #expect(!h.events["A"]!.contains { if case .ended = $0 { true } else { false } })
     }
 }
