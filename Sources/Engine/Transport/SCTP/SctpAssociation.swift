@@ -530,17 +530,8 @@ public final class SctpAssociation {
     /// congestion window, the peer's window and the rate cap allow.
     private func fill(now: TransportTime) {
         guard state != .closed, let buffer = receive else { return }
-        var chunks: [SctpChunk] = control
-        control.removeAll()
-        if sackNow || (sackDue.map { now >= $0 } ?? false) {
-            var b = buffer
-            chunks.insert(.sack(b.makeSack()), at: 0)
-            receive = b
-            sackNow = false
-            sackDue = nil
-            packetsSinceSack = 0
-        }
-        var size = chunks.reduce(SctpPacket.headerSize) { $0 + SctpPacket.encodedSize(of: $1) }
+        var chunks: [SctpChunk] = []
+        var size = SctpPacket.headerSize
         func flush() {
             if !chunks.isEmpty { transmit(packetTag: peerTag, chunks) }
             chunks.removeAll()
@@ -551,6 +542,21 @@ public final class SctpAssociation {
             chunks.append(chunk)
             size += bytes
         }
+        if sackNow || (sackDue.map { now >= $0 } ?? false) {
+            var b = buffer
+            let sack = SctpChunk.sack(b.makeSack())
+            add(sack, bytes: SctpPacket.encodedSize(of: sack))
+            receive = b
+            sackNow = false
+            sackDue = nil
+            packetsSinceSack = 0
+        }
+        // Control chunks through `add` too: HEARTBEAT ACKs echo what the peer sent, and a packet of them with the
+        // SACK in one piece could exceed the DTLS record (16 KB) under it; a failed DTLS write fails the connection.
+        // One echo alone is no larger than the chunk that came, which fitted in a record.
+        let pendingControl = control
+        control.removeAll()
+        for chunk in pendingControl { add(chunk, bytes: SctpPacket.encodedSize(of: chunk)) }
         let mtu = configuration.maxPacketSize
         // Fast retransmits go out at once, one packet's worth regardless of cwnd (§7.2.4).
         var fastBudget = mtu

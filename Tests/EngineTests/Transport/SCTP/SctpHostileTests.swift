@@ -461,6 +461,28 @@ final class HostileSctpPeer {
         #expect(p.delivers("next"))
     }
 
+    // MARK: - HEARTBEAT
+
+    /// HEARTBEATs are echoed as they came, but what goes back in one packet stays within `maxPacketSize` (a
+    /// single echo as large as the chunk that came): a packet of many heartbeats, answered together with a SACK,
+    /// could otherwise exceed the 16 KB the DTLS record under it can carry, and a failed DTLS write fails the
+    /// whole connection.
+    @Test func heartbeatsFillingARecordAreAnsweredInPacketsThatFit() throws {
+        let p = try HostileSctpPeer()
+        let maxPacket = p.b.configuration.sctp.maxPacketSize
+        let heartbeats = (0..<8).map { i in SctpChunk.heartbeat(info: [0, 1, 0x07, 0xD0] + [UInt8](repeating: UInt8(i), count: 1_996)) }
+        let data = SctpChunk.data(p.dataChunk(Array("with a sack".utf8)))
+        let out = p.packet([data] + heartbeats)
+        #expect(out.events.contains(.message(0, .text(Array("with a sack".utf8)))))
+        let packets = p.parsed(out)
+        #expect(packets.flatMap(\.chunks).filter { if case .heartbeatAck = $0 { true } else { false } }.count == 8)
+        for (bytes, packet) in zip(out.transmits, packets) where packet.chunks.count > 1 {
+            #expect(bytes.count <= maxPacket)
+        }
+        #expect(out.transmits.allSatisfy { $0.count <= 2_000 + 4 + 12 + 4 })
+        #expect(p.delivers("next"))
+    }
+
     // MARK: - ABORT
 
     @Test func anAbortWithTheWrongTagIsIgnored() throws {
