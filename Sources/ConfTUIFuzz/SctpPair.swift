@@ -54,8 +54,12 @@ final class SctpPair {
         }
     }
 
+    /// The largest DTLS record (and so SCTP packet) OpenSSL writes: a larger one fails the DTLS connection.
+    static let maxRecord = 16_384
+
     func fromB(_ out: DataChannels.Output) {
         deadlineB = out.deadline
+        for p in out.transmits { precondition(p.count <= Self.maxRecord, "B wrote a \(p.count)-byte packet, above a DTLS record") }
         toA += out.transmits
         for e in out.events {
             switch e {

@@ -4,8 +4,9 @@
 /// so tags and TSNs repeat), A opens a channel, and then the input is a script of packets in A's name to B, time
 /// passing, the real A answering, and B's own sends and closes. The fuzzer's packets get B's ports, B's
 /// verification tag and a correct CRC32c unless a flag bit says to keep the bytes given: otherwise nearly every
-/// input would stop at the checksum. Checked after every step: B's receive buffer stays inside its window, its
-/// send queue inside its bound, its channels at most `maxChannels`; and no trap anywhere.
+/// input would stop at the checksum. Checked after every step: B's receive buffer stays inside its window (and
+/// the reserve for the chunk that fills the first gap), its send queue inside its bound, its channels at most
+/// `maxChannels`, every packet it writes within a DTLS record (16 KB); and no trap anywhere.
 ///
 /// The input: one mode byte (bit 0: A is the DTLS client; bit 1: B has a message outstanding, never acknowledged by
 /// the real A, for the fuzzer's SACKs to cover), then up to 64 operations, each an op byte:
@@ -39,7 +40,8 @@ enum SctpTarget {
             case 0x20...0x2F:
                 act(Int(op & 0x0F), size: Int(input.byte()) * 16, channel: channel, pair: pair)
             default:
-                let packet = pair.fixed(input.chunk(), keepChecksum: op & 1 != 0, keepTag: op & 2 != 0, keepPorts: op & 4 != 0)
+                // What arrives through DTLS is at most one record.
+                let packet = pair.fixed(Array(input.chunk().prefix(SctpPair.maxRecord)), keepChecksum: op & 1 != 0, keepTag: op & 2 != 0, keepPorts: op & 4 != 0)
                 pair.deliverToB(packet)
                 if op & 8 != 0 { pair.pump() } else { pair.dropToA() }
             }
