@@ -572,6 +572,78 @@ final class HostileSctpPeer {
     }
 }
 
+@Suite struct SctpSeededFuzzTests {
+    /// Seeded inputs into an established association (2,000 in the ordinary suite, `CONFTUI_FUZZ_ITERATIONS` with
+    /// `make fuzz`): one to four packets of chunks made from valid ones (DATA, SACK, FORWARD TSN, RE-CONFIG,
+    /// HEARTBEAT, INIT, COOKIE ECHO, SHUTDOWN, ABORT, unknown types) with random fields and a few random bytes
+    /// changed, the tag and the checksum made right. Never a trap; the receive buffer within its window and
+    /// reserve; every packet written within a DTLS record.
+    @Test func seededFuzzOfChunksIntoAnEstablishedAssociation() throws {
+        var rng = SplitMixRandom(seed: 0x5C79)
+        for _ in 0..<fuzzIterations(default: 2_000) {
+            let p = try HostileSctpPeer()
+            let sctp = p.b.configuration.sctp
+            let reserve = min(sctp.maxIncomingMessage, sctp.receiveWindow) * 17 / 16
+            let base = p.nextTSN
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                var chunks: [SctpChunk] = []
+                for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                    chunks.append(Self.chunk(&rng, base: base, peerTSN: p.initialTSNAtB, cookie: p.cookie))
+                }
+                var bytes = SctpPacket(sourcePort: 5000, destinationPort: 5000, verificationTag: p.tagAtB, chunks: chunks).serialized()
+                for _ in 0..<Int.random(in: 0...3, using: &rng) where bytes.count > 12 {
+                    bytes[Int.random(in: 12..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+                }
+                if rng.chance(0.2) { bytes = Array(bytes.prefix(Int.random(in: 12...bytes.count, using: &rng))) }
+                let out = p.receive(HostileSctpPeer.withChecksum(bytes))
+                #expect(out.transmits.allSatisfy { $0.count <= 16_384 })
+                #expect(p.b.association.receiveHeldBytes <= sctp.receiveWindow + reserve)
+                #expect(p.b.openChannels.count <= p.b.configuration.maxChannels)
+                if rng.chance(0.3) {
+                    p.now = p.now + .milliseconds(Int64.random(in: 0...3_000, using: &rng))
+                    _ = p.b.handleTimeout(now: p.now)
+                }
+            }
+        }
+    }
+
+    private static func chunk(_ rng: inout SplitMixRandom, base: UInt32, peerTSN: UInt32, cookie: [UInt8]) -> SctpChunk {
+        let tsn = base &+ UInt32.random(in: 0...40, using: &rng) &- 5
+        let stream = UInt16.random(in: 0...6, using: &rng)
+        switch Int.random(in: 0..<11, using: &rng) {
+        case 0, 1, 2:
+            let ppid: UInt32 = [50, 51, 52, 53, 54, 56, 57, 99].randomElement(using: &rng)!
+            let payload = rng.chance(0.3) ? DcepMessage.open(channelType: 0, priority: 0, reliability: 0, label: "x", protocol: "").encoded()
+                : rng.bytes(Int.random(in: 1...1_200, using: &rng))
+            return .data(SctpDataChunk(tsn: tsn, stream: stream, ssn: UInt16.random(in: 0...5, using: &rng), ppid: ppid,
+                                       unordered: rng.chance(0.2), beginning: rng.chance(0.7), ending: rng.chance(0.7),
+                                       immediate: rng.chance(0.1), payload: payload[...]))
+        case 3:
+            let gaps = (0..<Int.random(in: 0...5, using: &rng)).map { _ -> ClosedRange<UInt16> in
+                let start = UInt16.random(in: 1...20, using: &rng)
+                return start...(start + UInt16.random(in: 0...5, using: &rng))
+            }
+            return .sack(SctpSack(cumulativeTSN: peerTSN &+ UInt32.random(in: 0...4, using: &rng) &- 2,
+                                  advertisedReceiverWindow: UInt32.random(in: 0...(1 << 21), using: &rng), gaps: gaps,
+                                  duplicates: [peerTSN]))
+        case 4:
+            return .forwardTSN(SctpForwardTSN(newCumulativeTSN: tsn, streams: [(stream: stream, ssn: UInt16.random(in: 0...5, using: &rng))]))
+        case 5:
+            return .reconfig([.outgoingReset(requestSequence: base &+ UInt32.random(in: 0...3, using: &rng) &- 1000 &+ 999,
+                                             responseSequence: 0, lastTSN: tsn, streams: [stream])])
+        case 6: return .heartbeat(info: rng.bytes(Int.random(in: 0...64, using: &rng)))
+        case 7:
+            return .initiate(SctpInit(initiateTag: UInt32.random(in: 0...3, using: &rng), advertisedReceiverWindow: 1000,
+                                      outboundStreams: UInt16.random(in: 0...3, using: &rng), inboundStreams: 2, initialTSN: tsn,
+                                      forwardTSN: true, extensions: []))
+        case 8: return rng.chance(0.5) ? .cookieEcho(cookie: cookie) : .shutdown(cumulativeTSN: tsn)
+        case 9: return rng.chance(0.1) ? .abort(reflected: rng.chance(0.5), cause: "fuzz") : .error(cause: "fuzz")
+        default:
+            return .unknown(type: [0x3F, 0x7F, 0xBF, 0xFF, 0x0F].randomElement(using: &rng)!, flags: 0, value: rng.bytes(Int.random(in: 0...8, using: &rng)))
+        }
+    }
+}
+
 @Suite struct SctpReceiveWindowLivenessTests {
     /// Small messages count 64 bytes each against our window but 16 against the sender's view of it, so a window
     /// filled behind one lost chunk must still take that chunk when it is retransmitted.
