@@ -375,9 +375,10 @@ public final class SctpAssociation {
         if let probe = rttProbe, Serial.lessOrEqual(probe.tsn, s.cumulativeTSN) { rttProbe = nil }
         // Gap blocks: mark what they cover, and count a miss for each chunk below the highest TSN newly reported.
         var highestNewlyAcked: UInt32?
+        let gaps = Self.disjoint(s.gaps)
         for i in outstanding.indices {
             let offset = outstanding[i].chunk.tsn &- s.cumulativeTSN
-            let covered = offset <= UInt32(UInt16.max) && s.gaps.contains { $0.contains(UInt16(offset)) }
+            let covered = offset <= UInt32(UInt16.max) && Self.covers(gaps, UInt16(offset))
             if covered && !outstanding[i].gapAcked {
                 outstanding[i].gapAcked = true
                 bytesAcked += outstanding[i].size
@@ -421,6 +422,30 @@ public final class SctpAssociation {
             t3 = now + rtt.rto
         }
         if state == .shutdownPending || state == .shutdownReceived { fill(now: now) }
+    }
+
+    /// A SACK's gap blocks sorted and merged: a peer's may overlap or come in any order, and a 16 KB record holds
+    /// 4,000 of them, so each outstanding chunk is looked up by binary search instead of a scan of every block.
+    static func disjoint(_ gaps: [ClosedRange<UInt16>]) -> [ClosedRange<UInt16>] {
+        var merged: [ClosedRange<UInt16>] = []
+        for g in gaps.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, g.lowerBound <= last.upperBound || g.lowerBound == last.upperBound &+ 1 {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, g.upperBound)
+            } else {
+                merged.append(g)
+            }
+        }
+        return merged
+    }
+
+    /// Whether one of `gaps` (sorted, disjoint) holds `offset`.
+    static func covers(_ gaps: [ClosedRange<UInt16>], _ offset: UInt16) -> Bool {
+        var low = 0, high = gaps.count
+        while low < high {
+            let mid = (low + high) / 2
+            if gaps[mid].upperBound < offset { low = mid + 1 } else { high = mid }
+        }
+        return low < gaps.count && gaps[low].contains(offset)
     }
 
     /// RFC 9260 §7.2.1-7.2.2: slow start below ssthresh, congestion avoidance above, and only while the window

@@ -258,6 +258,23 @@ final class HostileSctpPeer {
         #expect(p.delivers("next"))
     }
 
+    /// Gap blocks are merged and searched (a 16 KB SACK holds 4,000, each outstanding chunk is looked up): the
+    /// same answer as scanning every block, for overlapping, unordered and adjacent ones.
+    @Test func mergedGapBlocksAnswerAsAScanWould() {
+        var rng = SplitMixRandom(seed: 0x6A9)
+        for _ in 0..<500 {
+            let gaps = (0..<Int.random(in: 0...12, using: &rng)).map { _ -> ClosedRange<UInt16> in
+                let start = UInt16.random(in: 1...60, using: &rng)
+                return start...min(65_535, start + UInt16.random(in: 0...8, using: &rng))
+            } + (rng.chance(0.1) ? [65_530...65_535] : [])
+            let merged = SctpAssociation.disjoint(gaps)
+            #expect(zip(merged, merged.dropFirst()).allSatisfy { $0.upperBound &+ 1 < $1.lowerBound })
+            for offset in [0, 1, 2, 30, 59, 60, 61, 70, 65_529, 65_530, 65_535] as [UInt16] {
+                #expect(SctpAssociation.covers(merged, offset) == gaps.contains { $0.contains(offset) })
+            }
+        }
+    }
+
     @Test(arguments: [(UInt16(5), UInt16(3)), (0, 2)])
     func aSackGapBlockStartingAfterItsEndOrAtZeroIsDropped(start: UInt16, end: UInt16) throws {
         let p = try HostileSctpPeer()
