@@ -93,17 +93,18 @@ fuzz: build
 
 # Coverage-guided fuzzing with libFuzzer (Sources/ConfTUIFuzz/README.md): one binary, instrumented with ASan and
 # coverage, in its own build directory so the ordinary build is untouched; CONFTUI_FUZZ_TARGET picks the target.
-FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m turn
+FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m turn sctp dcep peer-messages
 FUZZ_SCRATCH := .build/fuzz
 FUZZER_LIB = $(firstword $(wildcard $(dir $(realpath $(shell command -v swiftc)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 FUZZ_BIN = $(FUZZ_SCRATCH)/debug/conftui-fuzz
 # No swift-backtrace on a trap (it can hang holding the pipes open); libFuzzer reports the crash and saves the input.
 FUZZ_ENV := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 FUZZ_OPTIONS := -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stats=1
-# The media target keeps one connected pair across inputs, whose buffers grow and shrink, so libFuzzer would take
-# nearly every input for a leak suspect and rescan a 500 MB heap (1 exec/s): the loops below turn its per-input
-# check off (-detect_leaks=0 for media only).
-# Seconds per target in `make test` (9 targets: about two and a half minutes after the build).
+# The media and peer-messages targets keep one connected pair across inputs, whose buffers grow and shrink, so
+# libFuzzer would take nearly every input for a leak suspect and rescan a 500 MB heap (1 exec/s): the loops below
+# turn their per-input check off (-detect_leaks=0 for those two only).
+NO_LEAK_CHECK := media peer-messages
+# Seconds per target in `make test` (12 targets: about three and a half minutes after the build).
 FUZZ_QUICK_SECONDS ?= 15
 FUZZ_SECONDS ?= 600
 
@@ -118,12 +119,12 @@ fuzz-build: deb-deps
 fuzz-libfuzzer: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 	  work=$(FUZZ_SCRATCH)/quick/$$t; rm -rf $$work; mkdir -p $$work $(FUZZ_SCRATCH)/crashes; \
-	  CONFTUI_FUZZ_TARGET=$$t $(FUZZ_ENV) timeout $$(( $(FUZZ_QUICK_SECONDS) + 120 )) $(FUZZ_BIN) $(FUZZ_OPTIONS) $$([ $$t = media ] && echo -detect_leaks=0) \
+	  CONFTUI_FUZZ_TARGET=$$t $(FUZZ_ENV) timeout $$(( $(FUZZ_QUICK_SECONDS) + 120 )) $(FUZZ_BIN) $(FUZZ_OPTIONS) $$(case " $(NO_LEAK_CHECK) " in *" $$t "*) echo -detect_leaks=0;; esac) \
 	    -max_total_time=$(FUZZ_QUICK_SECONDS) -artifact_prefix=$(FUZZ_SCRATCH)/crashes/$$t- \
 	    $$work Tests/Fuzz/corpus/$$t > $(FUZZ_SCRATCH)/quick/$$t.log 2>&1; rc=$$?; \
 	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_SCRATCH)/quick/$$t.log); \
 	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $(FUZZ_SCRATCH)/quick/$$t.log); \
-	  printf "fuzz %-10s %10s runs %7s exec/s\n" $$t "$$runs" "$$rate"; \
+	  printf "fuzz %-13s %10s runs %7s exec/s\n" $$t "$$runs" "$$rate"; \
 	  if [ $$rc != 0 ]; then tail -40 $(FUZZ_SCRATCH)/quick/$$t.log; echo "fuzz $$t failed (exit $$rc): input in $(FUZZ_SCRATCH)/crashes/"; exit 1; fi; \
 	done
 
@@ -132,13 +133,13 @@ fuzz-libfuzzer: fuzz-build
 fuzz-long: fuzz-build
 	@rm -f $(FUZZ_SCRATCH)/long-summary.txt; for t in $(FUZZ_TARGETS); do \
 	  work=$(FUZZ_SCRATCH)/corpus/$$t; mkdir -p $$work $(FUZZ_SCRATCH)/crashes; \
-	  CONFTUI_FUZZ_TARGET=$$t $(FUZZ_ENV) timeout $$(( $(FUZZ_SECONDS) + 300 )) $(FUZZ_BIN) $(FUZZ_OPTIONS) $$([ $$t = media ] && echo -detect_leaks=0) \
+	  CONFTUI_FUZZ_TARGET=$$t $(FUZZ_ENV) timeout $$(( $(FUZZ_SECONDS) + 300 )) $(FUZZ_BIN) $(FUZZ_OPTIONS) $$(case " $(NO_LEAK_CHECK) " in *" $$t "*) echo -detect_leaks=0;; esac) \
 	    -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_SCRATCH)/crashes/$$t- \
 	    $$work Tests/Fuzz/corpus/$$t > $(FUZZ_SCRATCH)/long-$$t.log 2>&1; rc=$$?; \
 	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_SCRATCH)/long-$$t.log); \
 	  rate=$$(sed -n 's/^stat::average_exec_per_sec: *//p' $(FUZZ_SCRATCH)/long-$$t.log); \
 	  files=$$(ls $$work | wc -l); \
-	  printf "fuzz %-10s %12s runs %7s exec/s %6s corpus files  exit %s\n" $$t "$$runs" "$$rate" $$files $$rc \
+	  printf "fuzz %-13s %12s runs %7s exec/s %6s corpus files  exit %s\n" $$t "$$runs" "$$rate" $$files $$rc \
 	    | tee -a $(FUZZ_SCRATCH)/long-summary.txt; \
 	done; echo; cat $(FUZZ_SCRATCH)/long-summary.txt; ! grep -qv "exit 0$$" $(FUZZ_SCRATCH)/long-summary.txt
 

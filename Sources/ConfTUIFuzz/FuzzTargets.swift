@@ -12,6 +12,9 @@ enum FuzzTargets {
         ("json", JSONTarget.run),
         ("y4m", Y4MTarget.run),
         ("turn", TurnTarget.run),
+        ("sctp", SctpTarget.run),
+        ("dcep", DcepTarget.run),
+        ("peer-messages", PeerMessagesTarget.run),
     ]
 
     static var names: [String] { all.map(\.name) }

@@ -28,7 +28,8 @@ enum Seeds {
 
     static func all() -> [(String, [(String, [UInt8])])] {
         [("signaling", signaling()), ("stun", stun()), ("ice", ice()), ("media", media()), ("dtls", dtls()),
-         ("websocket", websocket()), ("json", json()), ("y4m", y4m()), ("turn", turn())]
+         ("websocket", websocket()), ("json", json()), ("y4m", y4m()), ("turn", turn()),
+         ("sctp", sctp()), ("dcep", dcep()), ("peer-messages", peerMessages())]
     }
 
     static let peer = SocketID("0d0c0b0a-0000-4000-8000-000000000001")
@@ -162,5 +163,83 @@ enum Seeds {
 
     static func y4m() -> [(String, [UInt8])] {
         [("2x2", Array("YUV4MPEG2 W2 H2 F30:1 Ip A1:1 C420jpeg\nFRAME\n".utf8) + [UInt8](repeating: 0x80, count: 6))]
+    }
+
+    /// A real session in A's name, as `SctpTarget` replays it (packets kept as sent, B's answers dropped): text, a
+    /// message B sends and A's SACK for it, a fragmented binary message, the channel's close (RE-CONFIG), then
+    /// hand-made chunks: HEARTBEAT, FORWARD TSN, unknown types with each action, ERROR, a second INIT, SHUTDOWN.
+    static func sctp() -> [(String, [UInt8])] {
+        let pair = SctpPair(aIsClient: true) { $0.maxChannels = 8 }
+        guard pair.connect(), let (channel, out) = try? pair.a.open(label: "chat", now: pair.now) else { return [] }
+        pair.fromA(out)
+        pair.pump()
+        var ops: [UInt8] = [0x01]
+        var highestTSN: UInt32 = 0
+        pair.onPacketFromA = { packet in
+            ops += [0x30] + chunk(packet)
+            if case .success(let parsed) = SctpPacket.parse(packet) {
+                for case .data(let d) in parsed.chunks { highestTSN = d.tsn }
+            }
+        }
+        if let out = try? pair.a.send(.text(Array("hello".utf8)), on: channel, now: pair.now) { pair.fromA(out) }
+        pair.pump()
+        ops += [0x20, 0x06]   // B sends 96 bytes; A's SACK for them is recorded next.
+        if let out = try? pair.b.send(.text([UInt8](repeating: 0x61, count: 96)), on: channel, now: pair.now) { pair.fromB(out) }
+        pair.pump()
+        if let out = try? pair.a.send(.binary([UInt8](repeating: 0xB0, count: 3_000)), on: channel, now: pair.now) { pair.fromA(out) }
+        pair.pump()
+        let session = ops
+        pair.fromA(pair.a.close(channel, now: pair.now))
+        pair.pump()
+        pair.onPacketFromA = nil
+        func packet(_ chunks: [SctpChunk], tag: UInt32? = nil) -> [UInt8] {
+            SctpPacket(sourcePort: 5000, destinationPort: 5000, verificationTag: tag ?? pair.tagAtB, chunks: chunks).serialized()
+        }
+        let handMade: [[UInt8]] = [
+            packet([.heartbeat(info: [0, 1, 0, 8, 1, 2, 3, 4])]),
+            packet([.forwardTSN(SctpForwardTSN(newCumulativeTSN: highestTSN &+ 3, streams: [(stream: channel, ssn: 5)]))]),
+            packet([.unknown(type: 0x40, flags: 0, value: [1, 2, 3, 4]), .heartbeat(info: [0, 1, 0, 4])]),
+            packet([.unknown(type: 0xC1, flags: 0, value: []), .unknown(type: 0x81, flags: 0, value: [9]), .heartbeat(info: [0, 1, 0, 4])]),
+            packet([.error(cause: "fuzz")]),
+            packet([.initiate(SctpInit(initiateTag: 77, advertisedReceiverWindow: 1 << 20, outboundStreams: 16, inboundStreams: 16,
+                                       initialTSN: 1, forwardTSN: true, extensions: [130, 192]))], tag: 0),
+            packet([.shutdown(cumulativeTSN: 0)]),
+        ]
+        let handOps: [UInt8] = handMade.flatMap { (p: [UInt8]) -> [UInt8] in [0x30] + chunk(p) }
+        let keptOps: [UInt8] = handMade.flatMap { (p: [UInt8]) -> [UInt8] in [0x37] + chunk(p) }
+        let withHandMade: [UInt8] = session + handOps + [0x15]
+        return [("session", ops), ("session-then-hand-made", withHandMade), ("hand-made-kept-bytes", [0x00] + keptOps + [0x1F])]
+    }
+
+    /// DCEP at B: an OPEN on A's parity, then text, binary, the partial and empty PPIDs, an unknown PPID, a raw
+    /// ACK, a malformed DCEP message, an OPEN on B's parity and on a far stream, a close.
+    static func dcep() -> [(String, [UInt8])] {
+        let open: [UInt8] = [0x40, 2] + chunk(Array("label \u{0} ü".utf8))
+        let messages: [UInt8] = [0x01, 2] + chunk(Array("hi".utf8)) + [0x03, 2] + chunk([1, 2, 3]) + [0x02, 2] + chunk([4])
+            + [0x04, 2] + chunk([5]) + [0x05, 2] + chunk([]) + [0x06, 2] + chunk([]) + [0x07, 0, 0, 0, 99, 2] + chunk([6])
+        let control: [UInt8] = [0x00, 2] + chunk([0x02]) + [0x00, 4] + chunk([0x03, 0x00]) + [0x40, 3] + chunk(Array("odd".utf8))
+            + [0x50, 0x03, 0xE8] + chunk(Array("far".utf8)) + [0x60, 2] + chunk([]) + [0x81, 2] + chunk(Array("after".utf8))
+        return [("open-and-messages", [0x01] + open + messages), ("control", [0x01] + open + control),
+                ("server-side", [0x00, 0x40, 1] + chunk(Array("x".utf8)) + [0x01, 1] + chunk(Array("y".utf8)))]
+    }
+
+    /// Chat, a whole small file offered and sent, a name that tries to leave the directory, a binary message.
+    static func peerMessages() -> [(String, [UInt8])] {
+        let id = FileSendID("KX7F2-9ZQ")!
+        let other = FileSendID("AB3CD-EF5")!
+        let file: [SkyRTCPeerMessage] = [
+            .chat("hello"),
+            .file(.ask(sendId: id, name: "report.pdf", size: 5)),
+            .file(.chunk(sendId: id, data: "data:application/pdf;base64,aGVs", last: false, percent: 50)),
+            .file(.chunk(sendId: id, data: "bG8=", last: true, percent: nil)),
+        ]
+        let hostile: [SkyRTCPeerMessage] = [
+            .file(.ask(sendId: other, name: "../../etc/passwd", size: 3)),
+            .file(.chunk(sendId: other, data: "data:text/plain;base64,eHl6", last: true, percent: 100)),
+            .file(.ask(sendId: id, name: "big", size: 1 << 40)),
+        ]
+        return [("chat-and-file", file.flatMap { [0x00] + chunk($0.jsonBytes) }),
+                ("hostile-names", hostile.flatMap { [0x00] + chunk($0.jsonBytes) } + [0x01] + chunk([1, 2, 3])
+                    + [0x02] + chunk(Array("{\"type\":\"__file\"".utf8)))]
     }
 }

@@ -154,7 +154,7 @@ public final class SctpAssociation {
             return finish(now)
         }
         var hadData = false
-        for chunk in packet.chunks {
+        chunks: for chunk in packet.chunks {
             guard state != .closed || isHandshake(chunk) else { break }
             switch chunk {
             case .initiate(let i): receiveInit(i, now: now)
@@ -177,8 +177,9 @@ public final class SctpAssociation {
             case .reconfig(let params): receiveReconfig(params, now: now)
             case .unknown(let type, _, _):
                 output.events.append(.warning("unknown chunk type \(type)"))
-                // RFC 9260 §3.2: the top bit clear means "stop processing this packet".
-                if type & 0x80 == 0 { break }
+                // RFC 9260 §3.2: the top bit clear means "stop processing this packet" (the chunks after it are
+                // not looked at; a plain `break` would only leave the switch).
+                if type & 0x80 == 0 { break chunks }
             }
             if ended { break }
         }
@@ -381,9 +382,10 @@ public final class SctpAssociation {
         if let probe = rttProbe, Serial.lessOrEqual(probe.tsn, s.cumulativeTSN) { rttProbe = nil }
         // Gap blocks: mark what they cover, and count a miss for each chunk below the highest TSN newly reported.
         var highestNewlyAcked: UInt32?
+        let gaps = Self.disjoint(s.gaps)
         for i in outstanding.indices {
             let offset = outstanding[i].chunk.tsn &- s.cumulativeTSN
-            let covered = offset <= UInt32(UInt16.max) && s.gaps.contains { $0.contains(UInt16(offset)) }
+            let covered = offset <= UInt32(UInt16.max) && Self.covers(gaps, UInt16(offset))
             if covered && !outstanding[i].gapAcked {
                 outstanding[i].gapAcked = true
                 bytesAcked += outstanding[i].size
@@ -427,6 +429,30 @@ public final class SctpAssociation {
             t3 = now + rtt.rto
         }
         if state == .shutdownPending || state == .shutdownReceived { fill(now: now) }
+    }
+
+    /// A SACK's gap blocks sorted and merged: a peer's may overlap or come in any order, and a 16 KB record holds
+    /// 4,000 of them, so each outstanding chunk is looked up by binary search instead of a scan of every block.
+    static func disjoint(_ gaps: [ClosedRange<UInt16>]) -> [ClosedRange<UInt16>] {
+        var merged: [ClosedRange<UInt16>] = []
+        for g in gaps.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, g.lowerBound <= last.upperBound || g.lowerBound == last.upperBound &+ 1 {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, g.upperBound)
+            } else {
+                merged.append(g)
+            }
+        }
+        return merged
+    }
+
+    /// Whether one of `gaps` (sorted, disjoint) holds `offset`.
+    static func covers(_ gaps: [ClosedRange<UInt16>], _ offset: UInt16) -> Bool {
+        var low = 0, high = gaps.count
+        while low < high {
+            let mid = (low + high) / 2
+            if gaps[mid].upperBound < offset { low = mid + 1 } else { high = mid }
+        }
+        return low < gaps.count && gaps[low].contains(offset)
     }
 
     /// RFC 9260 §7.2.1-7.2.2: slow start below ssthresh, congestion avoidance above, and only while the window
@@ -536,17 +562,8 @@ public final class SctpAssociation {
     /// congestion window, the peer's window and the rate cap allow.
     private func fill(now: TransportTime) {
         guard state != .closed, let buffer = receive else { return }
-        var chunks: [SctpChunk] = control
-        control.removeAll()
-        if sackNow || (sackDue.map { now >= $0 } ?? false) {
-            var b = buffer
-            chunks.insert(.sack(b.makeSack()), at: 0)
-            receive = b
-            sackNow = false
-            sackDue = nil
-            packetsSinceSack = 0
-        }
-        var size = chunks.reduce(SctpPacket.headerSize) { $0 + SctpPacket.encodedSize(of: $1) }
+        var chunks: [SctpChunk] = []
+        var size = SctpPacket.headerSize
         func flush() {
             if !chunks.isEmpty { transmit(packetTag: peerTag, chunks) }
             chunks.removeAll()
@@ -557,6 +574,21 @@ public final class SctpAssociation {
             chunks.append(chunk)
             size += bytes
         }
+        if sackNow || (sackDue.map { now >= $0 } ?? false) {
+            var b = buffer
+            let sack = SctpChunk.sack(b.makeSack())
+            add(sack, bytes: SctpPacket.encodedSize(of: sack))
+            receive = b
+            sackNow = false
+            sackDue = nil
+            packetsSinceSack = 0
+        }
+        // Control chunks through `add` too: HEARTBEAT ACKs echo what the peer sent, and a packet of them with the
+        // SACK in one piece could exceed the DTLS record (16 KB) under it; a failed DTLS write fails the connection.
+        // One echo alone is no larger than the chunk that came, which fitted in a record.
+        let pendingControl = control
+        control.removeAll()
+        for chunk in pendingControl { add(chunk, bytes: SctpPacket.encodedSize(of: chunk)) }
         let mtu = configuration.maxPacketSize
         // Fast retransmits go out at once, one packet's worth regardless of cwnd (§7.2.4).
         var fastBudget = mtu
@@ -649,6 +681,10 @@ public final class SctpAssociation {
 
     /// For tests and stats.
     public var congestionWindow: Int { cwnd }
+    /// Bytes the receive side holds (payloads plus 64 per chunk or waiting message), at most the receive window.
+    var receiveHeldBytes: Int { receive?.heldBytes ?? 0 }
+    /// DATA sent and not yet covered by the peer's cumulative TSN.
+    var outstandingCount: Int { outstanding.count }
     public var bytesInFlight: Int { flightSize }
     public var retransmissionTimeout: Duration { rtt.rto }
 }

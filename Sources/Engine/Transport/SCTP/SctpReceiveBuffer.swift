@@ -1,6 +1,7 @@
 /// The receiving half of an association, pure: DATA chunks in, whole messages out in stream order, and the SACK
 /// that describes what arrived (RFC 9260 §6.2, §6.5, §6.9). Memory is bounded by the receive window: a chunk
-/// that does not fit is dropped unacknowledged, and the sender retransmits it once space is free.
+/// that does not fit is dropped unacknowledged, and the sender retransmits it once space is free (the chunk that
+/// fills the first gap may use a bounded reserve beyond the window, so that space does come back).
 struct SctpReceiveBuffer {
     struct Message: Equatable {
         var stream: UInt16
@@ -57,6 +58,16 @@ struct SctpReceiveBuffer {
     /// full-sized chunk of about a thousand), so a peer filling exactly what we advertise is not refused its last
     /// chunks.
     var advertisedWindow: UInt32 { UInt32(max(0, window - heldBytes) / 16 * 15) }
+
+    /// How far past the window the chunk at the cumulative TSN + 1 may go: one largest message and its chunks'
+    /// overhead. We count 64 bytes a chunk where the sender counts 16, so a window of small messages filled behind
+    /// one lost chunk would otherwise refuse that chunk's retransmission for ever (and the sender, unanswered,
+    /// would abort); once it is in, what waited behind it is delivered and the space comes back. RFC 9260 §6.2
+    /// makes room by dropping the highest TSN held instead; the reserve keeps the bound fixed without reneging.
+    var reserve: Int {
+        let message = min(maxMessage, window)
+        return message + message / 16
+    }
     var hasGaps: Bool { !above.isEmpty }
 
     enum Accepted: Equatable { case new, duplicate, dropped(String) }
@@ -75,10 +86,12 @@ struct SctpReceiveBuffer {
             return .dropped("DATA on stream \(chunk.stream), beyond the \(streamCount) negotiated")
         }
         let cost = chunk.payload.count + Self.chunkOverhead
-        // The next TSN is always taken: a full window held behind one missing chunk would otherwise refuse that
-        // chunk for ever (a peer that overran the window, as aiortc does, made the transfer stall so). Taking it
-        // moves the cumulative TSN and frees what it completes; `strip` bounds a message that never completes.
-        guard heldBytes + cost <= window || tsn == cumulativeTSN &+ 1 else { return .dropped("receive window full") }
+        // The chunk that fills the first gap may use the reserve: see `reserve` (aiortc, overrunning the window,
+        // made a transfer stall for ever without it).
+        let fillsTheGap = tsn == cumulativeTSN &+ 1
+        guard heldBytes + cost <= window || fillsTheGap && heldBytes + cost <= window + reserve else {
+            return .dropped("receive window full")
+        }
         fragments[tsn] = Fragment(stream: chunk.stream, ssn: chunk.ssn, ppid: chunk.ppid, unordered: chunk.unordered,
                                   beginning: chunk.beginning, ending: chunk.ending, payload: Array(chunk.payload))
         heldBytes += cost
