@@ -20,10 +20,14 @@ PY := $(VENV)/bin/python
 #   fonts-dejavu-core  DejaVu Sans Mono, the font `make screenshots` draws the README's PNGs with (Tests/Screenshots)
 DEB_PACKAGES := libncursesw5-dev libvpx-dev libopus-dev libasound2-dev libssl-dev libsrtp2-dev \
 	pkg-config tmux chromium ffmpeg python3-venv coturn nftables iproute2 fonts-dejavu-core $(if $(shell command -v node 2>/dev/null),,nodejs)
+# Debian packages the benchmarks alone need: baselines measured beside conftui, never linked into it (like chromium):
+#   libusrsctp-dev  usrsctp, the SCTP stack libwebrtc used for data channels, for the `sctp-core` step
+#                   (Tests/Bench/usrsctp_pair.c); conftui has its own SCTP core (docs/building.md says why)
+BENCH_DEB_PACKAGES := libusrsctp-dev
 BIN_DEBUG = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 BIN_RELEASE = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 
-.PHONY: help deps deb-deps py-deps build release conftui-release conftui-debug test unit-test interop-test page-check run serve bench screenshots fuzz fuzz-build fuzz-libfuzzer fuzz-long clean
+.PHONY: help deps deb-deps bench-deb-deps py-deps build release conftui-release conftui-debug test unit-test interop-test page-check run serve bench screenshots fuzz fuzz-build fuzz-libfuzzer fuzz-long clean
 
 help:
 	@echo "make run    start conftui on its embedded default (installs and builds first)"
@@ -36,7 +40,13 @@ deps: deb-deps py-deps
 
 # Installs only what is missing, so a second run costs about a second.
 deb-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@$(call install-debs,$(DEB_PACKAGES))
+
+bench-deb-deps:
+	@$(call install-debs,$(BENCH_DEB_PACKAGES))
+
+define install-debs
+	missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -44,6 +54,7 @@ deb-deps:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+endef
 
 py-deps: $(VENV)/.installed
 
@@ -161,7 +172,7 @@ NETBENCH_REPEAT ?= 1
 # steps, shows their output as it comes, and writes docs/benchmarks.md only when every step ran and passed; a subset,
 # or a run with a failed step, writes bench-results/benchmarks.md and leaves docs/benchmarks.md as it was.
 BENCH ?=
-bench: deps release conftui-debug
+bench: deps bench-deb-deps release conftui-debug
 	@mkdir -p bench-results
 	@if [ -d $(CLIPS_SRC) ]; then sh $(CLIPS_SRC)/to-y4m.sh .build/clips; \
 	else echo "note: $(CLIPS_SRC) not found: the renderer suite needs talkhead/talkhead_noise/testsrc2 .y4m in .build/clips (set CLIPS_SRC=DIR with to-y4m.sh)"; fi

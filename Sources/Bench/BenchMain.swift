@@ -26,4 +26,5 @@ let allSuites: [BenchSuite] = [
     rtpSuite,
     churnSuite,
     roomsSuite,
+    sctpCoreSuite,
 ]

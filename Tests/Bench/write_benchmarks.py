@@ -97,6 +97,18 @@ STEPS = [
          "once everyone is connected, the release build against the debug build, runs alternating in the same run "
          "(why `make run` starts the release build).",
          lambda o: script("demo_cpu.py", *(["--debug", str(o.bin_debug / "conftui")] if o.bin_debug else []))(o)),
+    Step("chat", "Chat and files beside Chromium",
+         "Chat round trip p50/p95 (200 pings after a warm-up, one in flight) and file throughput (20 MB, 50 MB when "
+         "that takes under 2 s; receiver's accept to last byte, sha256 checked) on loopback for conftui↔conftui, "
+         "conftui↔Chromium both ways and Chromium↔Chromium, the last being the bar (ratios and ✓/✗ from the same "
+         "run); then a 1 MB file from behind a 1 Mbit/s site of the emulated internet while media flows, as kbit/s "
+         "and share of the link (needs root).",
+         script("chat_bench.py")),
+    Step("sctp-core", "The SCTP core beside usrsctp",
+         "CPU per MB and per message of the Swift SCTP core (two `DataChannels` back to back in one process, no "
+         "DTLS) against Debian's usrsctp 0.9.5 doing the same in a small C program (Tests/Bench/usrsctp_pair.c): "
+         "200 MB as 64 KiB messages and 100,000 × 1 KiB, runs alternating; with the code size of each.",
+         script("sctp_core_bench.py")),
     Step("network", "Congestion control beside Chromium",
          "Utilisation, queue drops, frame rate, freezes and the queue a call keeps standing (probe RTT) behind an "
          "emulated bottleneck of 500 kbit/s, of 1 Mbit/s with 2 % loss, and RFC 8867's changing capacity, for "

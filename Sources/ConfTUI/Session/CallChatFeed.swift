@@ -58,7 +58,7 @@ final class CallChatFeed {
                 out.append(.chatReceived(ParticipantID(from.rawValue), text: text, at: at))
             case .chatSent(let text, _, let at):
                 out.append(.local(.sentChat(text: text, at: at)))
-            case .offered(let id, let from, let file, let size):
+            case .offered(let id, let from, let file, let size, _):
                 let offer = Offer(id: id, from: name(from), name: file, size: size)
                 pending.append(offer)
                 names[id] = file
@@ -73,7 +73,7 @@ final class CallChatFeed {
                 reportedQuarter[id] = quarter
                 let verb = incoming ? "receiving" : "sending"
                 out.append(.chatNotice("\(verb) \(names[id] ?? "a file"): \(quarter * 25) %", at: now))
-            case .fileReceived(let id, let path, let size, let sha):
+            case .fileReceived(let id, let path, let size, let sha, _):
                 forget(id)
                 out.append(.chatNotice("saved \(path) (\(Self.size(size)), sha256 \(sha.prefix(12))…)", at: now))
             case .fileSent(let id, let file, _, _):

@@ -12,10 +12,12 @@ final class CallMessaging: Sendable {
     enum Event: Sendable, Equatable {
         case chat(from: RemotePeerID, text: String, atWallClock: Double)
         case chatSent(String, to: Int, atWallClock: Double)
-        case offered(FileTransferID, from: RemotePeerID, name: String, size: Int64)
+        /// `atWallClock` of offers and received files: stamped on the call's event thread (a bot accepting every
+        /// offer accepts it then), so a report times a transfer without waiting for a polling loop.
+        case offered(FileTransferID, from: RemotePeerID, name: String, size: Int64, atWallClock: Double)
         case offerSent(FileTransferID, name: String, size: Int64)
         case progress(FileTransferID, incoming: Bool, bytes: Int64, size: Int64)
-        case fileReceived(FileTransferID, path: String, size: Int64, sha256: String)
+        case fileReceived(FileTransferID, path: String, size: Int64, sha256: String, atWallClock: Double)
         case fileSent(FileTransferID, name: String, size: Int64, sha256: String?)
         case fileRefused(FileTransferID, incoming: Bool)
         case fileFailed(FileTransferID, incoming: Bool, reason: String)
@@ -122,11 +124,11 @@ final class CallMessaging: Sendable {
                     }
                 case .chatSent(let text, let to): event = .chatSent(text, to: to.count, atWallClock: wall)
                 case .offered(let id, let from, let name, let size):
-                    event = .offered(id, from: RemotePeerID(from.rawValue), name: name, size: size)
+                    event = .offered(id, from: RemotePeerID(from.rawValue), name: name, size: size, atWallClock: wall)
                 case .offerSent(let id, let name, let size): event = .offerSent(id, name: name, size: size)
                 case .progress(let id, let direction, let bytes, let size):
                     event = .progress(id, incoming: direction == .incoming, bytes: bytes, size: size)
-                case .fileReceived(let id, let path, let size, let sha): event = .fileReceived(id, path: path, size: size, sha256: sha)
+                case .fileReceived(let id, let path, let size, let sha): event = .fileReceived(id, path: path, size: size, sha256: sha, atWallClock: wall)
                 case .fileSent(let id, let name, let size, let sha): event = .fileSent(id, name: name, size: size, sha256: sha)
                 case .fileRefused(let id, let direction): event = .fileRefused(id, incoming: direction == .incoming)
                 case .fileFailed(let id, let direction, let reason):

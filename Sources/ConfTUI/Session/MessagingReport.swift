@@ -22,6 +22,9 @@ struct MessagingReport: Encodable, Sendable {
         /// offered (waiting), receiving, received, refused, failed.
         var state: String
         var reason: String?
+        /// Unix ms of the offer's arrival (with `--accept-files`, its acceptance) and of the last byte received.
+        var offeredAtMs: Int64?
+        var receivedAtMs: Int64?
     }
 
     struct Said: Encodable, Sendable, Equatable {
@@ -69,10 +72,11 @@ struct MessagingReport: Encodable, Sendable {
         case .chatSent(let text, let peers, let at):
             said.append(Said(text: RoomMessaging.escapedForReport(text), peers: peers, atMs: ms(at)))
             if said.count > Self.maxEntries { said.removeFirst() }
-        case .offered(let id, let from, let name, let size):
+        case .offered(let id, let from, let name, let size, let at):
             guard files.count < Self.maxEntries else { return }
             incoming[id] = files.count
-            files.append(File(from: from.rawValue, name: RoomMessaging.escapedForReport(name), size: size, state: "offered"))
+            files.append(File(from: from.rawValue, name: RoomMessaging.escapedForReport(name), size: size, state: "offered",
+                              offeredAtMs: ms(at)))
         case .offerSent(let id, let name, let size):
             guard filesSent.count < Self.maxEntries else { return }
             outgoing[id] = filesSent.count
@@ -80,9 +84,10 @@ struct MessagingReport: Encodable, Sendable {
         case .progress(let id, let isIncoming, _, _):
             if isIncoming, let i = incoming[id], files[i].state == "offered" { files[i].state = "receiving" }
             if !isIncoming, let i = outgoing[id], filesSent[i].state == "offered" { filesSent[i].state = "sending" }
-        case .fileReceived(let id, let path, let size, let sha):
+        case .fileReceived(let id, let path, let size, let sha, let at):
             guard let i = incoming[id] else { return }
             files[i].state = "received"
+            files[i].receivedAtMs = ms(at)
             files[i].savedAs = RoomMessaging.escapedForReport(path)
             files[i].size = size
             files[i].sha256 = sha

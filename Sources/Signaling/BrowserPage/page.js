@@ -40,7 +40,9 @@
  *     selectedPairTypes their ICE candidate types, "host/srflx" and the like)
  *     and chat: [{from (socketId), name (its label then), text, atMs}] (every received chat line, in order),
  *     chatSent: [{to: [socketId], text, atMs}], files: [{from, name, size, sha256 (hex, null until hashed or when
- *     not received), state: "received"|"refused"|"failed"}] (incoming files once ended), filesSent: [{name, size,
+ *     not received), state: "received"|"refused"|"failed"}] (incoming files once ended), fileTimes: [{from, name, state,
+ *     acceptedAtMs (null if never accepted), endedAtMs}] (the same files' Date.now() at accept and at the end, which
+ *     time a transfer for the bench), filesSent: [{name, size,
  *     sha256, to: {<socketId>: "offered"|"sending"|"sent"|"refused"|"failed"}}], channels: {<socketId>: readyState}
  *     (every channel of this join, also after its peer left); the lists keep the last RECORD_LIMIT entries
  *   window.conftui.log -> the most recent log lines (each is also console.log'ged with a "[conftui]" prefix).
@@ -696,7 +698,7 @@ function updateStatus() {
 // Chat and files: SkyRTC's data-channel sub-protocol (docs/chat-and-files.md), one channel per peer.
 
 /** Every received chat message, our own, and the files, for the panel and the test hook (survives a rejoin). */
-const exchange = { chat: [], chatSent: [], files: [], filesSent: [], incoming: new Map(), outgoing: new Map() };
+const exchange = { chat: [], chatSent: [], files: [], fileTimes: [], filesSent: [], incoming: new Map(), outgoing: new Map() };
 const sayTexts = params.getAll("say").filter(text => text !== "");
 const acceptAll = params.get("acceptFiles") === "1";
 const echoPings = params.get("echo") === "1";
@@ -913,7 +915,7 @@ function acceptFile(incoming) {
   for (const button of incoming.buttons) button.remove();
   if (!openChannel(incoming.peer)) return finishReceive(incoming, "failed", "the channel is closed", false);
   incoming.state = "receiving";
-  incoming.lastChunkAt = Date.now();
+  incoming.lastChunkAt = incoming.acceptedAtMs = Date.now();
   incoming.status.textContent = "receiving 0%";
   sendOn(incoming.peer, { type: "__file", signal: "accept", sendId: incoming.sendId });
 }
@@ -979,6 +981,9 @@ function finishReceive(incoming, state, text, tell, blob = null) {
   incoming.status.textContent = text;
   log("file", incoming.sendId, "from", short(incoming.from) + ":", text);
   const record = { from: incoming.from, name: incoming.name, size: incoming.size, sha256: null, state };
+  exchange.fileTimes.push({ from: incoming.from, name: incoming.name, state, acceptedAtMs: incoming.acceptedAtMs || null,
+                            endedAtMs: Date.now() });
+  if (exchange.fileTimes.length > RECORD_LIMIT) exchange.fileTimes.splice(0, exchange.fileTimes.length - RECORD_LIMIT);
   exchange.files.push(record);
   if (exchange.files.length > RECORD_LIMIT) exchange.files.splice(0, exchange.files.length - RECORD_LIMIT);
   if (!blob) return;
@@ -1254,6 +1259,7 @@ async function snapshot() {
   const state = {
     you: null, room: null, name: ownName, media: null, mediaDescription: null, signaling: "none", peers: {},
     chat: exchange.chat.slice(), chatSent: exchange.chatSent.slice(), files: exchange.files.map(f => ({ ...f })),
+    fileTimes: exchange.fileTimes.map(f => ({ ...f })),
     filesSent: exchange.filesSent.map(f => ({ ...f, to: { ...f.to } })), channels: {},
   };
   if (!s) return state;
