@@ -96,7 +96,7 @@ enum PeerMessagesTarget {
                 switch event {
                 case .message(let id, .text(let b)) where id == s.channel: apply(room.handle(.receivedBytes(peer, b), now: clock))
                 case .message(let id, .binary(let b)) where id == s.channel: apply(room.handle(.receivedBinary(peer, count: b.count), now: clock))
-                case .buffered(let id, let n) where id == s.channel: apply(room.handle(.bufferedAmount(peer, n), now: clock))
+                case .buffered(let id, let n, _) where id == s.channel: apply(room.handle(.bufferedAmount(peer, n), now: clock))
                 case .closed(let id) where id == s.channel: preconditionFailure("B's channel closed under the fuzzer's messages")
                 default: break
                 }

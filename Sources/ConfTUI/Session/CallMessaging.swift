@@ -33,6 +33,10 @@ final class CallMessaging: Sendable {
         var core: RoomMessaging
         var channels: [RemotePeerID: UInt16] = [:]
         var buffered: [RemotePeerID: Int] = [:]
+        /// Bytes handed to `Call.sendData` per peer, ever: those the connection has not taken yet (still in the
+        /// call's inbox) count as queued too, or a file sender reading a stale small figure would overrun SCTP's
+        /// queue (found sending 20 MB on loopback).
+        var handed: [RemotePeerID: Int] = [:]
         var events: [Event] = []
         var deadline: MonotonicInstant?
     }
@@ -72,14 +76,19 @@ final class CallMessaging: Sendable {
                 case .text(let bytes): inputs = [.receivedBytes(socket, bytes)]
                 case .binary(let bytes): inputs = [.receivedBinary(socket, count: bytes.count)]
                 }
-            case .buffered(let id, let bytes):
+            case .buffered(let id, let queued, let accepted):
                 guard s.channels[peer] == id else { return }
+                let bytes = queued + max(0, (s.handed[peer] ?? 0) - accepted)
                 s.buffered[peer] = bytes
                 inputs = [.bufferedAmount(socket, bytes)]
+            case .sendFailed(let id, let reason):
+                guard s.channels[peer] == id else { return }
+                s.events.append(.notice("a message to \(peer.rawValue.prefix(8)) was lost: \(reason)"))
             case .closed(let id):
                 guard s.channels[peer] == id else { return }
                 s.channels[peer] = nil
                 s.buffered[peer] = nil
+                s.handed[peer] = nil
                 inputs = [.channelClosed(socket)]
             }
         }
@@ -115,12 +124,16 @@ final class CallMessaging: Sendable {
                 switch effect {
                 case .send(let to, let text):
                     let peer = RemotePeerID(to.rawValue)
-                    if let channel = s.channels[peer] { sends.append((peer, channel, text)) }
+                    if let channel = s.channels[peer] {
+                        sends.append((peer, channel, text))
+                        s.handed[peer, default: 0] += text.utf8.count
+                    }
                 case .chat(let from, let text, _):
                     event = .chat(from: RemotePeerID(from.rawValue), text: text, atWallClock: wall)
                     if echoPings, text.hasPrefix("ping "), let channel = s.channels[RemotePeerID(from.rawValue)] {
                         let pong = String(decoding: Self.chatMessage("pong " + text.dropFirst(5)), as: UTF8.self)
                         sends.append((RemotePeerID(from.rawValue), channel, pong))
+                        s.handed[RemotePeerID(from.rawValue), default: 0] += pong.utf8.count
                     }
                 case .chatSent(let text, let to): event = .chatSent(text, to: to.count, atWallClock: wall)
                 case .offered(let id, let from, let name, let size):

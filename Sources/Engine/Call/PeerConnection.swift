@@ -94,6 +94,8 @@ public final class PeerConnection {
     private var dataDeadline: TransportTime?
     /// What the last negotiation said of the data section: the peer's `a=max-message-size` and `a=sctp-port`.
     private var dataSection: (maxMessageSize: Int, port: UInt16)?
+    /// Bytes taken for sending per channel, ever (`DataChannelEvent.buffered`).
+    private var acceptedBytes: [UInt16: Int] = [:]
     /// Channels asked for before SCTP could carry them.
     private var pendingChannelLabels: [String] = []
     /// The data-channel rate cap the user asked for (`Command.setDataRate`), if any.
@@ -262,9 +264,19 @@ public final class PeerConnection {
                 pendingChannelLabels.append(label)
             }
         case .sendData(let channel, let message):
-            guard let data else { return warn("data channel \(channel): not open") }
-            do throws(DataChannels.ChannelError) { absorbData(try data.send(message, on: channel, now: now), now: now) } catch {
-                warn("data channel \(channel): \(error)")
+            guard let data else {
+                out.events.append(.dataChannel(.sendFailed(channel, "no data channels on this connection")))
+                return
+            }
+            let size = switch message { case .text(let b), .binary(let b): b.count }
+            do throws(DataChannels.ChannelError) {
+                let o = try data.send(message, on: channel, now: now)
+                acceptedBytes[channel, default: 0] += size
+                absorbData(o, now: now)
+                out.events.append(.dataChannel(.buffered(channel, queued: data.bufferedAmount(channel),
+                                                         accepted: acceptedBytes[channel] ?? 0)))
+            } catch {
+                out.events.append(.dataChannel(.sendFailed(channel, error.description)))
             }
         case .closeDataChannel(let channel):
             if let data { absorbData(data.close(channel, now: now), now: now) }
@@ -566,7 +578,7 @@ public final class PeerConnection {
             case .connected: break
             case .opened(let id, let label, _): out.events.append(.dataChannel(.opened(id, label: label, byPeer: true, maxMessageSize: data?.configuration.remoteMaxMessageSize ?? 65_536)))
             case .message(let id, let m): out.events.append(.dataChannel(.message(id, m)))
-            case .buffered(let id, let n): out.events.append(.dataChannel(.buffered(id, n)))
+            case .buffered(let id, let n): out.events.append(.dataChannel(.buffered(id, queued: n, accepted: acceptedBytes[id] ?? 0)))
             case .closed(let id): out.events.append(.dataChannel(.closed(id)))
             case .warning(let why): warn("data channels: \(why)")
             case .ended(let reason): warn("data channels closed: \(reason)")

@@ -217,6 +217,11 @@ public enum DataChannelEvent: Sendable, Equatable {
     /// `maxMessageSize`: the peer's `a=max-message-size` (0: no limit), what one message to it may hold.
     case opened(UInt16, label: String, byPeer: Bool, maxMessageSize: Int)
     case message(UInt16, DataChannels.Message)
-    case buffered(UInt16, Int)
+    /// `queued`: bytes waiting to be sent (the W3C `bufferedAmount`); `accepted`: every byte ever taken for sending
+    /// on the channel, so a sender whose messages reach the connection through a queue of its own (the call's inbox)
+    /// can add what has not arrived yet.
+    case buffered(UInt16, queued: Int, accepted: Int)
+    /// A message could not be queued (the peer's limit, the queue's bound): it is lost, and says why.
+    case sendFailed(UInt16, String)
     case closed(UInt16)
 }
