@@ -54,9 +54,6 @@ final class CallMessaging: Sendable {
         self.echoPings = echoPings
     }
 
-    /// Says `text` to one peer only (the echo's answer), bypassing the room-wide `say`.
-    private static func chatMessage(_ text: String) -> [UInt8] { SkyRTCPeerMessage.chat(text).jsonBytes }
-
     /// The call whose channels carry the messages (set once it exists: it is created with `dataEvent` as its hook).
     func attach(_ call: Call) { self.call.withLock { $0 = call } }
 
@@ -131,7 +128,7 @@ final class CallMessaging: Sendable {
                 case .chat(let from, let text, _):
                     event = .chat(from: RemotePeerID(from.rawValue), text: text, atWallClock: wall)
                     if echoPings, text.hasPrefix("ping "), let channel = s.channels[RemotePeerID(from.rawValue)] {
-                        let pong = String(decoding: Self.chatMessage("pong " + text.dropFirst(5)), as: UTF8.self)
+                        let pong = String(decoding: SkyRTCPeerMessage.chat("pong " + text.dropFirst(5)).jsonBytes, as: UTF8.self)
                         sends.append((RemotePeerID(from.rawValue), channel, pong))
                         s.handed[RemotePeerID(from.rawValue), default: 0] += pong.utf8.count
                     }

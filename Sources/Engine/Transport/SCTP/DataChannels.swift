@@ -65,10 +65,7 @@ public final class DataChannels {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
-        var sctp = configuration.sctp
-        // Our receive limit must cover what we announce in `a=max-message-size`.
-        sctp.maxIncomingMessage = max(sctp.maxIncomingMessage, 1)
-        association = SctpAssociation(configuration: sctp)
+        association = SctpAssociation(configuration: configuration.sctp)
         nextOwnStream = configuration.isDtlsClient ? 0 : 1
     }
 

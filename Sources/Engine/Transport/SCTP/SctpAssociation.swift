@@ -208,7 +208,7 @@ public final class SctpAssociation {
     // MARK: - Handshake (RFC 9260 §5)
 
     private func localInit() -> SctpInit {
-        SctpInit(initiateTag: localTag, advertisedReceiverWindow: UInt32(configuration.receiveWindow),
+        SctpInit(initiateTag: localTag, advertisedReceiverWindow: SctpReceiveBuffer.advertised(free: configuration.receiveWindow),
                  outboundStreams: configuration.streams, inboundStreams: configuration.streams, initialTSN: initialTSN,
                  forwardTSN: true, extensions: [SctpChunk.TypeCode.reconfig, SctpChunk.TypeCode.forwardTSN])
     }

@@ -185,6 +185,8 @@ struct SctpPacket: Equatable, Sendable {
 
     /// Bytes `chunk` takes in a packet, padding included.
     static func encodedSize(of chunk: SctpChunk) -> Int {
+        // The SACK goes with nearly every packet: its size is plain arithmetic (RFC 9260 §3.3.4), not an encoding.
+        if case .sack(let s) = chunk { return 16 + 4 * s.gaps.count + 4 * s.duplicates.count }
         var out: [UInt8] = []
         encode(chunk, into: &out)
         return out.count

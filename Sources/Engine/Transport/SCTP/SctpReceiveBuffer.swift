@@ -54,10 +54,12 @@ struct SctpReceiveBuffer {
         self.streamCount = streamCount
     }
 
-    /// What is free, less the per-chunk overhead `heldBytes` counts and the peer does not (1/16: 64 bytes on a
-    /// full-sized chunk of about a thousand), so a peer filling exactly what we advertise is not refused its last
-    /// chunks.
-    var advertisedWindow: UInt32 { UInt32(max(0, window - heldBytes) / 16 * 15) }
+    /// What is free, less the per-chunk overhead `heldBytes` counts and the peer does not (RFC 9260 §6.1 counts
+    /// user data only): an eighth covers our 64 bytes on every chunk of 512 bytes or more, so a peer filling exactly
+    /// what we advertise is not refused its last chunks. The INIT advertises the same share of the empty window:
+    /// a full 1 MiB there let Chromium's first flight overrun the window by its chunks' overhead.
+    var advertisedWindow: UInt32 { Self.advertised(free: window - heldBytes) }
+    static func advertised(free: Int) -> UInt32 { UInt32(max(0, free) / 8 * 7) }
 
     /// How far past the window the chunk at the cumulative TSN + 1 may go: one largest message and its chunks'
     /// overhead. We count 64 bytes a chunk where the sender counts 16, so a window of small messages filled behind

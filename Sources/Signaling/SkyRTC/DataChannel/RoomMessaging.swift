@@ -262,18 +262,17 @@ public struct RoomMessaging {
     /// Every check of a message within the size limit before it means anything: UTF-8, JSON within the codec's
     /// depth, the `__file` fields.
     private func check(_ bytes: [UInt8]) -> Checked {
-        let limit = configuration.maxIncomingMessageSize
         guard !bytes.isEmpty else { return .dropped("an empty message") }
-        guard String(validating: bytes, as: UTF8.self) != nil else { return .dropped("not UTF-8") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return .dropped("not UTF-8") }
         // The codec shows text that is not JSON as chat; the original client throws on it, so nothing is shown.
-        // Parsed twice (here and in the codec), which the size check above bounds.
+        let value: JSONValue
         do {
-            _ = try JSONParser.parse(bytes, maxDepth: SkyRTCPeerMessage.maxDepth)
+            value = try JSONParser.parse(bytes, maxDepth: SkyRTCPeerMessage.maxDepth)
         } catch {
             return .dropped("not JSON (\(error.reason) at byte \(error.offset))")
         }
         do {
-            return .message(try SkyRTCPeerMessage.parse(bytes, maxMessageSize: limit))
+            return .message(try SkyRTCPeerMessage.interpret(value, text: text))
         } catch {
             switch error {
             case .tooLarge(let n, let limit): return .dropped("\(n) bytes, over the \(limit)-byte max message size")

@@ -23,7 +23,13 @@ public enum SkyRTCPeerMessage: Equatable, Sendable {
         throws(SkyRTCPeerMessageError) -> SkyRTCPeerMessage {
         guard bytes.count <= maxMessageSize else { throw .tooLarge(bytes.count, limit: maxMessageSize) }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
-        guard let value = try? JSONParser.parse(bytes, maxDepth: maxDepth), case .object = value else { return .chat(text) }
+        return try interpret(try? JSONParser.parse(bytes, maxDepth: maxDepth), text: text)
+    }
+
+    /// The meaning of a message already parsed (`value`, nil when `text` is not JSON), for a caller that parsed it
+    /// itself to tell JSON from not-JSON.
+    static func interpret(_ value: JSONValue?, text: String) throws(SkyRTCPeerMessageError) -> SkyRTCPeerMessage {
+        guard let value, case .object = value else { return .chat(text) }
         guard value["type"]?.stringValue == "__file" else {
             switch value["data"] {
             case .string(let s)?: return .chat(s)

@@ -22,6 +22,7 @@ import Testing
         let bytes = packet.serialized()
         #expect(bytes.count % 4 == 0)
         #expect(try SctpPacket.parse(bytes).get() == packet)
+        #expect(bytes.count == SctpPacket.headerSize + chunks.map(SctpPacket.encodedSize(of:)).reduce(0, +))
         var corrupt = bytes
         corrupt[20] ^= 1
         #expect(throws: SctpPacket.ParseError.badChecksum) { try SctpPacket.parse(corrupt).get() }
