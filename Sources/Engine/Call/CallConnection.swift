@@ -9,6 +9,12 @@ final class CallConnection {
     /// The role the policy asked for (nil: wait for the remote offer), and what the connection carries.
     let requestedRole: SignalingRole?
     let media: ConnectionMedia
+    /// `.own`: the connection is participant `peer`; `.bySection`: `owners` says whose each section is.
+    let participants: ConnectionParticipants
+    var owners: [String: RemotePeerID] = [:]
+    /// The sections last negotiated, and the connection's state: what a participant assigned later is told.
+    var sections: [SectionState] = []
+    var state: PeerConnectionState = .new
     let createdAt: Double
     /// Created once the driver has bound its sockets (`CallCore.Input.socketsOpened`).
     var connection: PeerConnection?
@@ -27,15 +33,35 @@ final class CallConnection {
     var layer = EncodingPlan.Layer.full
     /// A new peer's video starts at a keyframe too.
     var awaitingKeyframe = true
-    /// The receiving video sections last told (`CallEvent.videoStreams`).
-    var videoStreams: [String] = []
+    /// The receiving video sections last told (`CallEvent.videoStreams`), per participant.
+    var videoStreams: [RemotePeerID: [String]] = [:]
 
-    init(id: ConnectionID, peer: RemotePeerID, role: SignalingRole?, media: ConnectionMedia, createdAt: Double) {
+    init(id: ConnectionID, peer: RemotePeerID, role: SignalingRole?, media: ConnectionMedia,
+         participants: ConnectionParticipants = .own, createdAt: Double) {
         self.id = id
         self.peer = peer
         requestedRole = role
         self.media = media
+        self.participants = participants
         self.createdAt = createdAt
+    }
+
+    /// The participants whose media this connection carries.
+    var participantIDs: [RemotePeerID] {
+        participants == .own ? [peer] : Set(owners.values).sorted()
+    }
+
+    /// Whose section `mid` is (nil: nobody's, not decoded).
+    func owner(of mid: String) -> RemotePeerID? { participants == .own ? peer : owners[mid] }
+
+    /// Each participant's receiving video sections, in section order.
+    func receivingVideo() -> [RemotePeerID: [String]] {
+        var result: [RemotePeerID: [String]] = [:]
+        for p in participantIDs { result[p] = [] }
+        for section in sections where section.kind == MediaKind.video.rawValue && section.receives {
+            if let p = owner(of: section.mid) { result[p, default: []].append(section.mid) }
+        }
+        return result
     }
 
     var isConnected: Bool { connection?.state == .connected }

@@ -47,7 +47,10 @@ public final class CallCore {
     /// What the core knows of each open connection, for snapshots and reports.
     public func summaries(now: TransportTime) -> [RemotePeerID: PeerSnapshot] {
         var result: [RemotePeerID: PeerSnapshot] = [:]
-        for c in connections.values { result[c.peer] = c.summary(now: now) }
+        for c in connections.values {
+            let summary = c.summary(now: now)
+            for p in c.participantIDs { result[p] = summary }
+        }
         return result
     }
 
@@ -94,7 +97,8 @@ public final class CallCore {
             dataRate = rate
             for c in connections.values where c.connection != nil { feed(c, .command(.setDataRate(bytesPerSecond: rate)), now: now) }
         case .decodeFailed(let peer, let mid):
-            guard let c = byPeer[peer].flatMap({ connections[$0] }) else { return }
+            let shared = connections.values.first { $0.participants == .bySection && $0.owners[mid] == peer }
+            guard let c = shared ?? byPeer[peer].flatMap({ connections[$0] }) else { return }
             feed(c, .command(.decodeFailed(mid: mid)), now: now)
         case .timeout: serviceTimers(now: now)
         case .leave: apply(.leave, now: now)
@@ -152,6 +156,7 @@ public final class CallCore {
             }
             if candidate.address.ip == nil { log("\(short(from)): ignoring mDNS candidate \(candidate.address)") }
             parsed = .candidate(from: from, candidate)
+        case .sections(let of, let owners): parsed = .sections(of: of, owners: owners)
         }
         apply(.signal(parsed), now: now)
         if case .joined = parsed {
@@ -167,6 +172,12 @@ public final class CallCore {
         case .joined(let you, let others): [you] + others
         case .newPeer(let id), .removePeer(let id): [id]
         case .offer(let id, _), .answer(let id, _), .candidate(let id, _, _, _): [id]
+        case .sections(let id, let owners): [id] + owners.values
+        }
+        if case .sections(_, let owners) = signal {
+            guard owners.count <= CallLimits.maxSectionOwners else { return "\(owners.count) sections assigned, over \(CallLimits.maxSectionOwners)" }
+            // RFC 8843 §15: a MID is at most 16 characters.
+            if let mid = owners.keys.first(where: { $0.isEmpty || $0.utf8.count > 16 }) { return "section mid \(RemoteInputLimits.quote(mid)) out of bounds" }
         }
         return ids.lazy.compactMap { RemoteInputLimits.peerIDRefusal($0.rawValue) }.first
     }
@@ -196,10 +207,11 @@ public final class CallCore {
 
     private func carryOut(_ action: RoomAction, now: TransportTime) {
         switch action {
-        case .createConnection(let peer, let role, let media):
+        case .createConnection(let peer, let role, let media, let participants):
             let id = ConnectionID(nextConnection)
             nextConnection += 1
-            connections[id] = CallConnection(id: id, peer: peer, role: role, media: media, createdAt: now.seconds)
+            connections[id] = CallConnection(id: id, peer: peer, role: role, media: media, participants: participants,
+                                             createdAt: now.seconds)
             byPeer[peer] = id
             awaitingSockets = id
             out.effects.append(.openSockets(id))
@@ -229,8 +241,39 @@ public final class CallCore {
         case .openDataChannel(let peer, let label):
             guard let c = connection(for: peer) else { return }
             feed(c, .command(.openDataChannel(label: label)), now: now)
+        case .assignSections(let peer, let owners):
+            guard let c = byPeer[peer].flatMap({ connections[$0] }), c.participants == .bySection else { return }
+            reassign(c, owners, now: now)
         case .send(let signal): out.effects.append(.signal(signal))
         case .log(let text): log(text)
+        }
+    }
+
+    /// A forwarding server's connection changed whose each section is: participants no longer named close (their
+    /// decoders and pictures go), new ones open and are told the connection's state and their sections.
+    private func reassign(_ c: CallConnection, _ owners: [String: RemotePeerID], now: TransportTime) {
+        let before = Set(c.participantIDs)
+        c.owners = owners
+        guard c.connection != nil else { return }   // `start` opens whoever is named by then
+        let after = Set(c.participantIDs)
+        for p in before.subtracting(after).sorted() { closeParticipant(p, of: c, now: now) }
+        for p in after.subtracting(before).sorted() {
+            out.effects.append(.participantOpened(p))
+            if c.state != .new { out.effects.append(.event(.peerState(p, c.state, cause: "forwarded by \(short(c.peer))"))) }
+        }
+        tellVideoStreams(c)
+    }
+
+    private func closeParticipant(_ p: RemotePeerID, of c: CallConnection, now: TransportTime) {
+        if c.videoStreams.removeValue(forKey: p)?.isEmpty == false { out.effects.append(.event(.videoStreams(p, mids: []))) }
+        out.effects.append(.participantClosed(p, c.summary(now: now)))
+    }
+
+    /// Tells each participant of `c` its receiving video sections when they changed.
+    private func tellVideoStreams(_ c: CallConnection) {
+        for (p, mids) in c.receivingVideo().sorted(by: { $0.key < $1.key }) where c.videoStreams[p, default: []] != mids {
+            c.videoStreams[p] = mids
+            out.effects.append(.event(.videoStreams(p, mids: mids)))
         }
     }
 
@@ -282,7 +325,7 @@ public final class CallCore {
         }
         c.localAddresses = addresses
         for address in addresses { byLocal[address] = c.id }
-        out.effects.append(.participantOpened(c.peer))
+        for p in c.participantIDs { out.effects.append(.participantOpened(p)) }
         log("\(short(c.peer)): connection created on \(addresses.map(\.description).joined(separator: ", "))")
         if let server = configuration.stunServer { c.gatherer = ServerReflexiveGatherer(server: server, bases: addresses) }
         if let server = configuration.turnServer { startRelay(server, for: c, now: now) }
@@ -300,14 +343,13 @@ public final class CallCore {
         forget(c)
         guard c.connection != nil else { return out.effects.append(.closeSockets(id)) }
         log("\(short(peer)): closing (\(cause))")
-        // Its pictures go with it (a new connection tells its own sections when they are negotiated).
-        if !c.videoStreams.isEmpty { out.effects.append(.event(.videoStreams(peer, mids: []))) }
         feed(c, .command(.close), now: now)
         // RFC 8656 §8: a Refresh with LIFETIME 0 frees the relay at once rather than after its lifetime. Its answer is
         // not awaited: the sockets close right after it.
         if let relay = c.relay { route(relay.handle(.close, now: now), for: c) }
         c.relay = nil
-        out.effects.append(.participantClosed(peer, c.summary(now: now)))
+        // Its participants' pictures go with it (a new connection tells its own sections when they are negotiated).
+        for p in c.participantIDs { closeParticipant(p, of: c, now: now) }
         out.effects.append(.closeSockets(id))
     }
 
@@ -357,20 +399,20 @@ public final class CallCore {
             c.timeline.appendBounded(StateChange(at: now.seconds, state: state, cause: cause))
             if state == .connected, c.timeToConnected == nil { c.timeToConnected = now.seconds - c.createdAt }
             log("\(short(peer)): \(state.rawValue) (\(cause))")
-            out.effects.append(.event(.peerState(peer, state, cause: cause)))
+            c.state = state
+            for p in c.participantIDs { out.effects.append(.event(.peerState(p, state, cause: cause))) }
             apply(.connectionState(peer, state), now: now)
         case .selectedPair(let pair):
             log("\(short(peer)): selected pair \(pair.localBase) -> \(pair.remoteAddress)")
         case .dtlsConnected(let profile):
             log("\(short(peer)): DTLS connected as \(c.connection?.dtlsRole == .client ? "client" : "server"), SRTP \(profile)")
-        case .videoFrame(let mid, let frame): out.effects.append(.decodeVideo(peer, mid: mid, frame))
-        case .audio(let mid, let pull): out.effects.append(.decodeAudio(peer, mid: mid, pull))
+        case .videoFrame(let mid, let frame):
+            if let p = c.owner(of: mid) { out.effects.append(.decodeVideo(p, mid: mid, frame)) }
+        case .audio(let mid, let pull):
+            if let p = c.owner(of: mid) { out.effects.append(.decodeAudio(p, mid: mid, pull)) }
         case .sectionsChanged(let sections):
-            let video = sections.filter { $0.kind == MediaKind.video.rawValue && $0.receives }.map(\.mid)
-            if video != c.videoStreams {
-                c.videoStreams = video
-                out.effects.append(.event(.videoStreams(peer, mids: video)))
-            }
+            c.sections = sections
+            tellVideoStreams(c)
             log("\(short(peer)): sections " + sections.map { "\($0.mid) \($0.kind) \($0.sends ? "send" : "")\($0.receives ? "recv" : "")" }
                 .joined(separator: ", "))
         case .keyframeRequested: out.effects.append(.requestKeyframe(c.layer))

@@ -25,6 +25,9 @@ public enum CallLimits {
     /// carries it, and each connection costs sockets, an ICE agent, a DTLS context and two decoders. A signaling
     /// server (or a peer) announcing more ids than this gets no connection for the extra ones (logged).
     public static let maxPeers = 64
+    /// Sections a forwarding server may assign to participants on one connection: as many as a description may
+    /// have (`RemoteInputLimits.mediaSections`).
+    public static let maxSectionOwners = RemoteInputLimits.mediaSections
     /// State changes remembered per connection (`PeerSnapshot.timeline`). A peer can make its connection flap
     /// (connected ↔ disconnected as consent lapses and returns, RFC 7675) for as long as the call lasts. The first
     /// `timelineHead` changes (how it connected) and the latest ones are kept; those in between are dropped.

@@ -21,6 +21,9 @@ public enum CallSignalIn: Sendable, Equatable {
     case answer(from: RemotePeerID, sdp: String)
     /// `_ice_candidate`: `label` is sdpMLineIndex, `id` is sdpMid; either may be missing.
     case candidate(from: RemotePeerID, candidate: String, mid: String?, mLineIndex: Int?)
+    /// A forwarding server says whose media each section (by mid) of connection `of` carries (Janus: the `streams`
+    /// of its subscription offer); sent before the offer it belongs to.
+    case sections(of: RemotePeerID, owners: [String: RemotePeerID])
 }
 
 /// Call → signaling.

@@ -116,6 +116,8 @@ public struct Mesh: RoomPolicy, Sendable {
             if peers[from] == nil { create(from, role: nil, into: &out) }
             guard peers[from] != nil else { return }
             out.append(.addRemoteCandidate(from, candidate))
+        case .sections:
+            break   // a mesh connection is its peer's, whole
         }
     }
 

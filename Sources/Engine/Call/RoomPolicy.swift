@@ -26,6 +26,8 @@ public enum RoomSignal: Sendable, Equatable {
     case answer(from: RemotePeerID, SessionDescription)
     /// A trickled candidate (end-of-candidates never reaches the policy: the connection needs nothing for it).
     case candidate(from: RemotePeerID, IceCandidate)
+    /// Whose media each section of a forwarding server's connection carries (`CallSignalIn.sections`).
+    case sections(of: RemotePeerID, owners: [String: RemotePeerID])
 }
 
 /// What the core tells a room policy.
@@ -47,7 +49,13 @@ public enum RoomInput: Sendable, Equatable {
 public enum RoomAction: Sendable, Equatable {
     /// Create a fresh connection for `peer`. `.offerer`: create an offer at once; `nil`: wait for the remote offer.
     /// `media`: what it carries of ours and theirs (a mesh connection both; an SFU's publishing one only ours).
-    case createConnection(RemotePeerID, role: SignalingRole?, media: ConnectionMedia = .sendReceive)
+    /// `participants`: who the connection's media belongs to: `peer` itself (a mesh), or, for a forwarding server's
+    /// connections, the participants `assignSections` names per section (none until it does).
+    case createConnection(RemotePeerID, role: SignalingRole?, media: ConnectionMedia = .sendReceive,
+                          participants: ConnectionParticipants = .own)
+    /// Which participant each section (by mid) of a `.bySection` connection carries; sections not named are not
+    /// decoded. Replaces the previous map: participants no longer named close, new ones open.
+    case assignSections(RemotePeerID, owners: [String: RemotePeerID])
     /// Renegotiation: a new section on the connection, or one stopped; `createOffer` then offers the change.
     case addTransceiver(RemotePeerID, MediaKind, MediaDirection)
     case stopTransceiver(RemotePeerID, mid: String)
@@ -60,6 +68,12 @@ public enum RoomAction: Sendable, Equatable {
     case addRemoteCandidate(RemotePeerID, IceCandidate)
     case send(CallSignalOut)
     case log(String)
+}
+
+/// Whose media a connection carries: the peer at its other end (a mesh), or many participants, one per section, as
+/// a forwarding server's subscription does (and none: its publishing connection only sends).
+public enum ConnectionParticipants: Sendable, Equatable {
+    case own, bySection
 }
 
 /// What a connection carries: our media, the peer's, or both.

@@ -55,6 +55,38 @@ import EngineTestSupport
             offer.groups = [SdpGroup(semantics: "BUNDLE", mids: offer.media.compactMap(\.mid))]
             return out.transmits
         }
+
+        /// Frame `counter` of every participant's video (a keyframe first, then deltas: a VP8 payload header, RFC
+        /// 7741 §4.3, and the participant's marker), through the transport.
+        func sendVideo(counter: UInt32, now: TransportTime) -> TransportSession.Output {
+            var out = TransportSession.Output()
+            for mid in video.keys.sorted() {
+                let p = (Int(mid)! - 1) / 2
+                let header: [UInt8] = counter == 1 ? [0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a] : [0x11, 0x02, 0x00, 0x00, 0x00, 0x00]
+                let frame = EncodedVideoFrame(data: header + MultistreamOfferTests.marker(p, counter, size: 1_800),
+                                              isKeyframe: counter == 1, timestamp: now.seconds)
+                for packet in video[mid]!.send(frame, now: now) {
+                    let o = transport.handle(.command(.sendRTP(packet)), now: now)
+                    out.transmits += o.transmits
+                    out.deadline = o.deadline
+                }
+            }
+            return out
+        }
+
+        /// One 20 ms audio packet of every participant, marked.
+        func sendAudio(counter: UInt32, now: TransportTime) -> TransportSession.Output {
+            var out = TransportSession.Output()
+            for mid in audio.keys.sorted() {
+                let p = Int(mid)! / 2
+                if let packet = audio[mid]!.send(opusPacket: MultistreamOfferTests.marker(p, counter, size: 60), isDTX: false, now: now) {
+                    let o = transport.handle(.command(.sendRTP(packet)), now: now)
+                    out.transmits += o.transmits
+                    out.deadline = o.deadline
+                }
+            }
+            return out
+        }
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -109,23 +141,11 @@ import EngineTestSupport
                 if now >= nextVideo {
                     nextVideo = now + .milliseconds(66)
                     counter += 1
-                    for (mid, _) in sfu.video {
-                        let p = (Int(mid)! - 1) / 2
-                        // A keyframe first, then deltas: a VP8 payload header (RFC 7741 §4.3) and the marker.
-                        let header: [UInt8] = counter == 1 ? [0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a] : [0x11, 0x02, 0x00, 0x00, 0x00, 0x00]
-                        let frame = EncodedVideoFrame(data: header + Self.marker(p, counter, size: 1_800), isKeyframe: counter == 1,
-                                                      timestamp: now.seconds)
-                        for packet in sfu.video[mid]!.send(frame, now: now) { fromSFU(sfu.transport.handle(.command(.sendRTP(packet)), now: now)) }
-                    }
+                    fromSFU(sfu.sendVideo(counter: counter, now: now))
                 }
                 if now >= nextAudio {
                     nextAudio = now + .milliseconds(20)
-                    for (mid, _) in sfu.audio {
-                        let p = Int(mid)! / 2
-                        if let packet = sfu.audio[mid]!.send(opusPacket: Self.marker(p, counter, size: 60), isDTX: false, now: now) {
-                            fromSFU(sfu.transport.handle(.command(.sendRTP(packet)), now: now))
-                        }
-                    }
+                    fromSFU(sfu.sendAudio(counter: counter, now: now))
                 }
             }
         }
