@@ -52,7 +52,7 @@ def test_two_aiortc_participants_through_janus_survive_a_third(tmp_path) -> None
 
             def pair_decodes() -> bool:
                 return decodes(alice.report(), b, 2) and decodes(bob.report(), a, 1)
-            wait_until(pair_decodes, 20, "alice and bob decode each other at 14 frames/s", alice, bob)
+            wait_until(pair_decodes, 20, f"alice and bob decode each other at {MIN_FPS} frames/s", alice, bob)
 
             carol = evidence.add(JanusParticipant(net, net.public, janus.url, ROOM, "carol", 3, tmp_path, tone=880))
             c = carol.wait_joined()
@@ -69,7 +69,7 @@ def test_two_aiortc_participants_through_janus_survive_a_third(tmp_path) -> None
             checked_at = time.monotonic()
             for _ in range(2):
                 time.sleep(2.1)
-                assert pair_decodes(), "alice and bob stopped decoding each other at 14 frames/s after carol left"
+                assert pair_decodes(), f"alice and bob stopped decoding each other at {MIN_FPS} frames/s after carol left"
             elapsed = time.monotonic() - checked_at
             gained = (feed_of(alice.report(), b)["framesDecoded"] - frames_before[0],
                       feed_of(bob.report(), a)["framesDecoded"] - frames_before[1])
