@@ -18,8 +18,9 @@ PY := $(VENV)/bin/python
 #                 never reads that JavaScript, so without it a syntax error would first show in a browser.
 #                 Asked for only when no `node` is on PATH, so an existing Node.js is used as it is.
 #   fonts-dejavu-core  DejaVu Sans Mono, the font `make screenshots` draws the README's PNGs with (Tests/Screenshots)
+#   janus         the real SFU (Janus VideoRoom) the tests and the bench join (Tests/Janus, Tests/testsupport/janus.py)
 DEB_PACKAGES := libncursesw5-dev libvpx-dev libopus-dev libasound2-dev libssl-dev libsrtp2-dev \
-	pkg-config tmux chromium ffmpeg python3-venv coturn nftables iproute2 fonts-dejavu-core $(if $(shell command -v node 2>/dev/null),,nodejs)
+	pkg-config tmux chromium ffmpeg python3-venv coturn nftables iproute2 fonts-dejavu-core janus $(if $(shell command -v node 2>/dev/null),,nodejs)
 # Debian packages the benchmarks alone need: baselines measured beside conftui, never linked into it (like chromium):
 #   libusrsctp-dev  usrsctp, the SCTP stack libwebrtc used for data channels, for the `sctp-core` step
 #                   (Tests/Bench/usrsctp_pair.c); conftui has its own SCTP core (docs/building.md says why)

@@ -98,3 +98,53 @@ class Flat(PacedTrack):
         frame.time_base = fractions.Fraction(1, 90000)
         self.sent += 1
         return frame
+
+
+class TestCardTrack(PacedTrack):
+    """The Python twin of conftui's test card (Sources/Engine/Media/TestCardSource.swift), `width`x`height` at `fps`:
+    the participant's colour (card_reader.CARD_COLOURS), a light bar sweeping across every two seconds, and the code
+    strip along the bottom (frame counter, capture time in ms modulo 2^32, participant, checksum) that
+    `card_reader.read_test_card` reads back, so a receiver knows whose picture it decoded and which frame."""
+
+    kind = "video"
+    __test__ = False   # not a pytest class, whatever its name
+
+    def __init__(self, participant: int, fps: int = 15, width: int = 320, height: int = 240) -> None:
+        super().__init__(1 / fps)
+        assert 0 <= participant <= 255 and width % 2 == 0 and height % 2 == 0
+        self.participant, self.fps, self.width, self.height = participant, fps, width, height
+
+    def _planes(self) -> tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray]:
+        from testsupport.card_reader import BITS, CARD_COLOURS, COLUMNS, card_band_top, card_code_bits
+        w, h = self.width, self.height
+        y = numpy.empty((h, w), dtype=numpy.uint8)
+        u = numpy.empty((h // 2, w // 2), dtype=numpy.uint8)
+        v = numpy.empty((h // 2, w // 2), dtype=numpy.uint8)
+        top = card_band_top(h)
+        colour = CARD_COLOURS[self.participant % 7]
+        y[:top], u[:top // 2], v[:top // 2] = colour
+        bar_width, period = max(2, w // 20), max(1, self.fps * 2)
+        bx = (self.sent % period) * (w - bar_width) // period
+        y[:top, bx:bx + bar_width] = 200
+        u[:top // 2, bx // 2:(bx + bar_width) // 2] = 128
+        v[:top // 2, bx // 2:(bx + bar_width) // 2] = 128
+        # The strip: black, with a white block for every bit set.
+        y[top:], u[top // 2:], v[top // 2:] = 16, 128, 128
+        bw, bh = w // COLUMNS, h // 20
+        left = (w - bw * COLUMNS) // 2
+        millis = int(time.time() * 1000) & 0xFFFFFFFF
+        for i, bit in enumerate(card_code_bits(self.sent & 0xFFFFFFFF, millis, self.participant)[:BITS]):
+            if bit:
+                x0, y0 = left + (i % COLUMNS) * bw, top + (i // COLUMNS) * bh
+                y[y0:y0 + bh, x0:x0 + bw] = 235
+        return y, u, v
+
+    async def recv(self) -> VideoFrame:
+        await self.next_slot()
+        y, u, v = self._planes()
+        frame = VideoFrame.from_ndarray(numpy.concatenate([y.reshape(-1), u.reshape(-1), v.reshape(-1)])
+                                        .reshape(self.height * 3 // 2, self.width), format="yuv420p")
+        frame.pts = self.sent * (90000 // self.fps)
+        frame.time_base = fractions.Fraction(1, 90000)
+        self.sent += 1
+        return frame

@@ -29,6 +29,14 @@ def _checksum(counter: int, millis: int, participant: int) -> int:
     return x & 0xFF
 
 
+def card_code_bits(counter: int, millis: int, participant: int) -> list[bool]:
+    """The 80 bits of a card's strip, most significant first (TestCard.bits): counter (32), capture time (32),
+    participant (8), checksum (8). What `aiortc_media.TestCardTrack` draws."""
+    words = [counter >> 16, counter & 0xFFFF, millis >> 16, millis & 0xFFFF,
+             participant << 8 | _checksum(counter, millis, participant)]
+    return [bool((word >> (15 - i)) & 1) for word in words for i in range(16)]
+
+
 def read_test_card(y: numpy.ndarray) -> dict | None:
     """{counter, capture_millis, participant} from a luma plane, or None when there is no valid code strip."""
     height, width = y.shape
