@@ -65,6 +65,10 @@ class BotProcess:
         self.socket_id = match.group(2)
         return self.socket_id
 
+    def report_now(self) -> dict | None:
+        """The report as the bot last rewrote it (every 2 s), or None before the first."""
+        return read_report(self.report_path)
+
     def wait_for_report(self, condition, timeout: float, what: str) -> dict:
         """The report the bot rewrites every 2 s, once `condition(report)` holds (an AssertionError with the last
         one after `timeout` s, or at once if the bot has exited)."""
