@@ -110,7 +110,7 @@ public final class Call: Sendable {
         // The peers first: their analysis takes a while, and our own counters then cover everything they saw.
         let peers = p.peers(decoders: decoders.withLock { $0 }, analyseAudio: analyseAudio, levelsOnly: levelsOnly)
         return CallSnapshot(you: p.you, elapsed: elapsed, local: media.snapshot, peers: peers,
-                            playback: playback?.snapshot(analyse: analyseAudio))
+                            playback: playback?.snapshot(analyse: analyseAudio), traffic: p.traffic)
     }
 
     /// The latest decoded picture of a peer's main video, or of its video section `mid` (for the TUI's tiles).
@@ -254,7 +254,7 @@ private final class CallLoop {
         let notes = [call.media.snapshot.audioInputNote] + [call.playback?.snapshot(analyse: false).note].compactMap { $0 }
         for note in notes where !audioNotes.contains(note) { call.log(note) }
         audioNotes = notes
-        let summaries = core.summaries(now: call.now), you = core.you
-        call.published.withLock { $0.you = you; $0.open = summaries }
+        let summaries = core.summaries(now: call.now), you = core.you, traffic = core.traffic(now: call.now)
+        call.published.withLock { $0.you = you; $0.open = summaries; $0.traffic = traffic }
     }
 }

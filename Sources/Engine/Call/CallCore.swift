@@ -29,6 +29,8 @@ public final class CallCore {
     /// Mute and video as last announced to the room (nil: not since the last join).
     private var announcedMedia: (audioMuted: Bool, videoOn: Bool)?
     private var random = SystemRandomNumberGenerator()
+    /// The traffic of connections already closed (`traffic(now:)`).
+    private var closedTraffic = CallTraffic()
     private var out = Output()
 
     /// How often the encoders' rates follow the peers' estimates: about every frame at 30 frames a second (every
@@ -52,6 +54,13 @@ public final class CallCore {
             for p in c.participantIDs { result[p] = summary }
         }
         return result
+    }
+
+    /// What every connection of the call sent and received, the closed ones included.
+    public func traffic(now: TransportTime) -> CallTraffic {
+        var total = closedTraffic
+        for c in connections.values { if let stats = c.connection?.stats(now: now) { total.add(stats) } }
+        return total
     }
 
     /// A participant's connection, for tests and diagnostics.
@@ -341,8 +350,9 @@ public final class CallCore {
     private func close(_ peer: RemotePeerID, cause: String, now: TransportTime) {
         guard let id = byPeer[peer], let c = connections[id] else { return }
         forget(c)
-        guard c.connection != nil else { return out.effects.append(.closeSockets(id)) }
+        guard let connection = c.connection else { return out.effects.append(.closeSockets(id)) }
         log("\(short(peer)): closing (\(cause))")
+        closedTraffic.add(connection.stats(now: now))
         feed(c, .command(.close), now: now)
         // RFC 8656 §8: a Refresh with LIFETIME 0 frees the relay at once rather than after its lifetime. Its answer is
         // not awaited: the sockets close right after it.

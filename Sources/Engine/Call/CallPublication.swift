@@ -6,6 +6,7 @@ import EngineMedia
 struct CallPublication: Sendable {
     var you: RemotePeerID?
     var open: [RemotePeerID: PeerSnapshot] = [:]
+    var traffic = CallTraffic()
     var closed: [RemotePeerID: PeerSnapshot] = [:]
     /// Oldest first.
     var closedOrder: [RemotePeerID] = []

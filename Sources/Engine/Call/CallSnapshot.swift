@@ -9,6 +9,27 @@ public struct CallSnapshot: Sendable, Codable, Equatable {
     public var peers: [RemotePeerID: PeerSnapshot]
     /// What the speaker played (nil when the call does not play audio, `Call.Options.playback == .none`).
     public var playback: PlaybackSnapshot? = nil
+    /// Every connection's datagrams since the call started, closed ones and those that carry no participant (an
+    /// SFU's publishing connection) included: the call's uplink and downlink.
+    public var traffic = CallTraffic()
+}
+
+/// Bytes and packets a call sent and received over all its connections (SRTP, SRTCP, DTLS, STUN; relayed ones as
+/// the peer connection saw them, without TURN's framing).
+public struct CallTraffic: Sendable, Codable, Equatable {
+    public var bytesSent: UInt64 = 0
+    public var bytesReceived: UInt64 = 0
+    public var packetsSent: UInt64 = 0
+    public var packetsReceived: UInt64 = 0
+
+    public init() {}
+
+    mutating func add(_ stats: PeerConnection.Stats) {
+        bytesSent &+= stats.bytesSent
+        bytesReceived &+= stats.bytesReceived
+        packetsSent &+= stats.packetsSent
+        packetsReceived &+= stats.packetsReceived
+    }
 }
 
 public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
