@@ -1,7 +1,7 @@
 /// The one multistream subscriber handle and which feeds it carries. Janus coalesces and postpones offers
 /// ("clients should never expect an offer any time they request one"), so nothing here waits for one: a feed is
 /// asked for once (`requested`), feeds that arrive while the handle is attaching or joining wait in `queued`,
-/// and a request that failed or timed out puts its feeds back at most `maxAttempts` times.
+/// and a request Janus refused (or a subscriber `join` that timed out) puts its feeds back at most `maxAttempts` times.
 struct JanusSubscription {
     enum Handle: Equatable {
         case none

@@ -279,12 +279,12 @@ public struct JanusVideoRoomClient: Sendable {
         for pending in transactions.expire(now: now) {
             let text = JanusFailureText.timeout(request: pending.kind.name, seconds: configuration.requestTimeout)
             switch pending.kind {
-            case .configureSending, .start, .leave, .destroy:
+            case .configureSending, .start, .leave, .destroy, .subscribe:
+                // A `subscribe` Janus may still carry out is not sent again: that would be a second m-line.
                 effects.append(.log(text))
-            case .joinSubscriber, .subscribe:
-                if pending.kind == .joinSubscriber, case .joining(let handle) = subscription.handle {
-                    subscription.handle = .attached(handle)
-                }
+            case .joinSubscriber:
+                // That handle is given up (anything it says later is not ours); a new one asks for the feeds.
+                subscription.handle = .none
                 subscription.failed(pending.feeds) { publishers[$0]?.hasMedia == true }
                 requeued = true
                 effects.append(.log(text))
