@@ -239,8 +239,14 @@ import Testing
         #expect(c.input(.disconnected).failure == "the connection to Janus closed unexpectedly")
         var s = JanusHarness()
         _ = s.joinRoom()
+        _ = s.publish()
         s.input(.setSending(audio: false, video: true))
-        #expect(s.janus(Janus.error(s.lastTransaction, code: 458, reason: "No such session")).isEmpty == false)
+        #expect(s.lastRequest == "configure")
+        // A core error after joining is logged, unless the session (458) is gone.
+        let logged = s.janus(Janus.error(s.lastTransaction, code: 490, reason: "Unknown"))
+        #expect(logged.withoutLogs.isEmpty && logged.logs == ["Janus refused 'configure': Unknown (490)"])
+        s.input(.setSending(audio: true, video: true))
+        #expect(s.janus(Janus.error(s.lastTransaction, code: 458, reason: "No such session")).failure == "Janus: session not found (458)")
     }
 
     @Test func janusConnectionEventsAreLogged() {
@@ -303,6 +309,11 @@ import Testing
         _ = h.publish()
         h.input(.publisherOffer(sdp: Janus.publisherOffer))
         #expect(h.lastRequest == "configure" && h.last["jsep"]?["type"] == .string("offer"))
+        // A refused renegotiation keeps the call that stands.
+        let refused = h.janus(Janus.event(transaction: h.lastTransaction, data: #"{"videoroom":"event","error_code":437,"error":"Invalid SDP"}"#))
+        #expect(refused.withoutLogs.isEmpty && refused.logs.count == 1)
+        h.input(.publisherOffer(sdp: Janus.publisherOffer))
+        #expect(h.lastRequest == "configure")
         // An offer made before joining waits for `joined`.
         var g = JanusHarness()
         g.input(.connected)

@@ -83,6 +83,8 @@ public struct JanusVideoRoomClient: Sendable {
     private var subscription = JanusSubscription()
     private var lastStreams: [JanusSubscriberStream] = []
     private var publishing = Publishing.none
+    /// The offer in flight renegotiates a publication Janus already answered.
+    private var renegotiating = false
     /// The latest offer not sent yet (before `joined`, or while the previous one waits for its answer).
     private var offerWaiting: String?
     private var audioMid: String?
@@ -199,7 +201,8 @@ public struct JanusVideoRoomClient: Sendable {
         guard let handle = publisherHandle else { return [] }
         offerWaiting = nil
         // "publish ... will fail if you're already publishing something": a renegotiation is a `configure`.
-        let request = publishing == .none ? "publish" : "configure"
+        renegotiating = publishing != .none
+        let request = renegotiating ? "configure" : "publish"
         publishing = .inFlight
         return message(.publish, handle: handle, now: now, body: [("request", .string(request))], jsep: ("offer", sdp))
     }
@@ -407,11 +410,13 @@ public struct JanusVideoRoomClient: Sendable {
             return [.log("Janus error \(code) for no request of ours: \(reason)")]
         }
         let text = JanusFailureText.core(request: pending.kind.name, code: code, reason: reason)
+        // Without the session (458) or our publisher handle (459) nothing more can work.
+        if code == 458 { return fail(text, sessionAlive: false) }
+        if code == 459, [.publish, .configureSending, .leave].contains(pending.kind) { return fail(text, now: now) }
         switch pending.kind {
         case .configureSending, .start, .leave, .destroy:
             return [.log(text)]
         case .joinSubscriber, .subscribe:
-            if code == 458 { return fail(text, sessionAlive: false) }
             return subscriptionFailed(pending, text: text, now: now)
         default:
             return fail(text, sessionAlive: code != 458, now: now)
@@ -490,6 +495,10 @@ public struct JanusVideoRoomClient: Sendable {
                 // 427 "Room already exists": another client created it first.
                 if code == 427 { return [.log("room \(room) was created meanwhile: joining it")] + join(now: now) }
                 return fail(JanusFailureText.createRoom(room: room, code: code, reason: reason), now: now)
+            case .publish? where renegotiating:
+                // The first offer's session still stands.
+                publishing = .published
+                return [.log("Janus refused our renegotiation: \(reason) (\(code))")]
             case .publish?:
                 return fail(JanusFailureText.publish(room: room, code: code, reason: reason), now: now)
             case let other?:
