@@ -184,6 +184,9 @@ import Testing
         j.janus(Janus.success(j.lastTransaction, id: Janus.session))
         j.janus(Janus.success(j.lastTransaction, id: Janus.publisherHandle))
         j.janus(Janus.ack(j.lastTransaction))
+        // A garbled answer is no answer: dropped, and the join still times out.
+        let garbled = j.janus(Janus.event(transaction: j.lastTransaction, data: #"{"videoroom":"joined","room":1234,"id":"10"}"#))
+        #expect(garbled.withoutLogs.isEmpty && garbled.logs.count == 1)
         #expect(j.advance(by: 10).failure == "Janus did not answer 'join' within 10 s")
     }
 

@@ -23,6 +23,14 @@ struct JanusTransactions {
             }
         }
 
+        /// A VideoRoom request (a Janus `message`), answered by the plugin's data.
+        var isPluginRequest: Bool {
+            switch self {
+            case .createSession, .attachPublisher, .attachSubscriber, .keepalive, .destroy: false
+            default: true
+            }
+        }
+
         /// Answered by `ack` alone (the core's keepalive), not by a later `success` or `event`.
         var endsWithAck: Bool { self == .keepalive }
     }

@@ -32,7 +32,8 @@ public struct JanusVideoRoomClient: Sendable {
         /// Janus's offer for the subscriber connection; answer with `.subscriberAnswer`. `streams` maps each of its
         /// mids to a feed, and is the only reliable map: Janus reuses freed mids.
         case subscriberOffer(sdp: String, streams: [JanusSubscriberStream])
-        /// A publisher is in the room (again when its display name changes).
+        /// A publisher is in the room (again when its display name changes). The display name is untrusted text
+        /// (bounded, not cleaned): the screen cleans it, the log escapes it.
         case participant(feed: UInt64, display: String?)
         /// It unpublished, left or was kicked.
         case participantLeft(feed: UInt64)
@@ -370,9 +371,15 @@ public struct JanusVideoRoomClient: Sendable {
 
     private mutating func success(_ transaction: String, id: UInt64?, sender: UInt64?, data: JSONValue?,
                                   now: MonotonicInstant) -> [Effect] {
-        guard let pending = transactions.finish(transaction) else {
+        guard let pending = transactions.peek(transaction) else {
             return [.log("ignored a success for an unknown transaction")]
         }
+        if pending.kind.isPluginRequest {
+            // A VideoRoom request answered at once: `create` always; the others only when refused outright.
+            guard let data else { return [.log("ignored a success without plugin data for '\(pending.kind.name)'")] }
+            return event(transaction, sender: sender ?? 0, data: data, jsep: nil, now: now)
+        }
+        _ = transactions.finish(transaction)
         switch pending.kind {
         case .createSession:
             guard phase == .creatingSession, let id else { return fail("Janus answered 'create' without a session id", now: now) }
@@ -387,12 +394,8 @@ public struct JanusVideoRoomClient: Sendable {
             guard let id else { return fail("Janus answered 'attach' without a handle id", now: now) }
             subscription.handle = .attached(id)
             return flushSubscription(now: now)
-        case .keepalive, .destroy:
-            return []
         default:
-            // A VideoRoom request answered at once: `create` always; the others only when refused outright.
-            guard let data else { return [.log("ignored a success without plugin data for '\(pending.kind.name)'")] }
-            return event(pending, sender: sender ?? 0, data: data, jsep: nil, now: now)
+            return []
         }
     }
 
@@ -437,23 +440,18 @@ public struct JanusVideoRoomClient: Sendable {
 
     private mutating func event(_ transaction: String?, sender: UInt64, data: JSONValue, jsep: JanusInbound.JSEP?,
                                 now: MonotonicInstant) -> [Effect] {
-        var pending: JanusTransactions.Pending?
-        if let transaction {
-            guard let known = transactions.finish(transaction) else { return [.log("ignored an event for an unknown transaction")] }
-            pending = known
+        if let transaction, transactions.peek(transaction) == nil {
+            return [.log("ignored an event for an unknown transaction")]
         }
-        return event(pending, sender: sender, data: data, jsep: jsep, now: now)
-    }
-
-    private mutating func event(_ pending: JanusTransactions.Pending?, sender: UInt64, data: JSONValue,
-                                jsep: JanusInbound.JSEP?, now: MonotonicInstant) -> [Effect] {
         let parsed: JanusVideoRoomEvent
         let notes: [String]
         do {
             (parsed, notes) = try JanusVideoRoomEvent.parse(data, limits: limits)
         } catch {
+            // The request it answers, if any, keeps waiting: a garbled answer is no answer, and times out.
             return [.log("dropped a VideoRoom event: \(error.reason)")]
         }
+        let pending = transaction.flatMap { transactions.finish($0) }
         let logs = notes.map(Effect.log)
         // Requests answered synchronously carry no sender of interest; their kind says which handle they were for.
         let kind = pending?.kind
