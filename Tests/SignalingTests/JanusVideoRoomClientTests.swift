@@ -306,6 +306,18 @@ import Testing
                                                   .object([("mid", .string("v1")), ("send", .bool(false))])]))
     }
 
+    @Test func anAdminMuteIsMediaStateToo() {
+        var h = JanusHarness()
+        _ = h.joinRoom(others: [Janus.publisher(20, "bob")])
+        #expect(h.janus(Janus.event(data: #"{"videoroom":"event","room":1234,"id":20,"mid":"0","moderation":"muted"}"#))
+                == [.participantMedia(feed: 20, audioSending: false, videoSending: true)])
+        #expect(h.janus(Janus.event(data: #"{"videoroom":"event","room":1234,"id":20,"mid":"0","moderation":"unmuted"}"#))
+                == [.participantMedia(feed: 20, audioSending: true, videoSending: true)])
+        // Ours is logged; an unknown mid or feed says nothing.
+        #expect(h.janus(Janus.event(data: #"{"videoroom":"event","room":1234,"id":10,"mid":"0","moderation":"muted"}"#)).logs.count == 1)
+        #expect(h.janus(Janus.event(data: #"{"videoroom":"event","room":1234,"id":20,"mid":"7","moderation":"muted"}"#)).isEmpty)
+    }
+
     @Test func aRenegotiationIsAConfigureWithTheOffer() {
         var h = JanusHarness()
         _ = h.joinRoom()

@@ -5,6 +5,8 @@ struct JanusPublisher: Equatable {
         var mid: String
         /// `disabled: true`: the publisher's offer made this section inactive (or recvonly).
         var disabled: Bool
+        /// `moderated: true`: the room's admin muted it (`moderate`); Janus drops its media.
+        var moderated = false
     }
 
     var feed: UInt64
@@ -12,10 +14,11 @@ struct JanusPublisher: Equatable {
     var streams: [Stream]
 
     /// "disabled: if true, it means this stream is currently inactive/disabled" (janus_videoroom.c).
-    var audioSending: Bool { streams.contains { $0.kind == .audio && !$0.disabled } }
-    var videoSending: Bool { streams.contains { $0.kind == .video && !$0.disabled } }
-    /// Something a subscription would carry.
-    var hasMedia: Bool { audioSending || videoSending }
+    var audioSending: Bool { streams.contains { $0.kind == .audio && !$0.disabled && !$0.moderated } }
+    var videoSending: Bool { streams.contains { $0.kind == .video && !$0.disabled && !$0.moderated } }
+    /// Something a subscription would carry ("if a publisher stream is marked as disabled and you try to subscribe
+    /// to it, it will be skipped silently"); a moderated stream is still subscribed, for when it is unmuted.
+    var hasMedia: Bool { streams.contains { $0.kind != .data && !$0.disabled } }
 
     /// One entry, checked; `dummy` publishers (placeholders a room may hold) are not participants.
     static func parse(_ value: JSONValue, limits: JanusLimits) throws(JanusDropped) -> JanusPublisher? {
@@ -30,7 +33,8 @@ struct JanusPublisher: Equatable {
                 // A kind this client does not know is no media it would show.
                 guard let kind = JanusMediaKind(rawValue: type) else { continue }
                 let mid = try JanusChecked.text(item["mid"], "stream mid", maxBytes: limits.maxMidBytes)
-                streams.append(Stream(kind: kind, mid: mid, disabled: JanusChecked.bool(item["disabled"]) ?? false))
+                streams.append(Stream(kind: kind, mid: mid, disabled: JanusChecked.bool(item["disabled"]) ?? false,
+                                      moderated: JanusChecked.bool(item["moderated"]) ?? false))
             }
         }
         return JanusPublisher(feed: feed, display: display, streams: streams)

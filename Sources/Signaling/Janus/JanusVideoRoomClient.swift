@@ -39,7 +39,8 @@ public struct JanusVideoRoomClient: Sendable {
         case participantLeft(feed: UInt64)
         /// Audio-level events (rooms with `audiolevel_event`); our own feed too.
         case talking(feed: UInt64, Bool)
-        /// Which media a publisher's offer sends: from `streams[].disabled` of `joined` and `publishers` events.
+        /// Which media a publisher sends: from `streams[].disabled` of `joined` and `publishers` events (Janus
+        /// re-announces a publisher after it renegotiates), and `moderation` events (the room's admin muted a mid).
         case participantMedia(feed: UInt64, audioSending: Bool, videoSending: Bool)
         /// The join or the session is over, in a sentence for the user. Nothing else follows but `.ended` on `.leave`.
         case failed(String)
@@ -549,6 +550,17 @@ public struct JanusVideoRoomClient: Sendable {
             publisher.display = display
             publishers[feed] = publisher
             effects.append(.participant(feed: feed, display: display))
+        }
+        if let (feed, mid, muted) = notice.moderation {
+            if feed == self.feed { effects.append(.log("the room's admin \(muted ? "muted" : "unmuted") our mid \(JanusChecked.shown(mid, maxBytes: 64))")) }
+            if var publisher = publishers[feed], let index = publisher.streams.firstIndex(where: { $0.mid == mid }) {
+                let before = (publisher.audioSending, publisher.videoSending)
+                publisher.streams[index].moderated = muted
+                publishers[feed] = publisher
+                if before != (publisher.audioSending, publisher.videoSending) {
+                    effects.append(.participantMedia(feed: feed, audioSending: publisher.audioSending, videoSending: publisher.videoSending))
+                }
+            }
         }
         return effects
     }

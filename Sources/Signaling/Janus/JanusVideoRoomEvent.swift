@@ -17,11 +17,15 @@ enum JanusVideoRoomEvent: Equatable {
         var started = false
         /// `id` with `display` and nothing else: a participant's new display name.
         var renamed: (feed: UInt64, display: String)?
+        /// `id`, `mid` and `moderation: "muted"|"unmuted"`: the admin muted or unmuted one of a publisher's streams.
+        var moderation: (feed: UInt64, mid: String, muted: Bool)?
 
         static func == (a: Notice, b: Notice) -> Bool {
             a.publishers == b.publishers && a.unpublished == b.unpublished && a.leaving == b.leaving && a.weLeft == b.weLeft
                 && a.weWereKicked == b.weWereKicked && a.kicked == b.kicked && a.configured == b.configured
                 && a.started == b.started && a.renamed?.feed == b.renamed?.feed && a.renamed?.display == b.renamed?.display
+                && a.moderation?.feed == b.moderation?.feed && a.moderation?.mid == b.moderation?.mid
+                && a.moderation?.muted == b.moderation?.muted
         }
     }
 
@@ -84,6 +88,10 @@ enum JanusVideoRoomEvent: Equatable {
             if data["publishers"] == nil, data["leaving"] == nil, let id = data["id"], data["display"] != nil {
                 let display = try JanusChecked.text(data["display"], "display", maxBytes: limits.maxDisplayBytes)
                 notice.renamed = (try JanusChecked.id(id, "id"), display)
+            }
+            if let moderation = data["moderation"], moderation == .string("muted") || moderation == .string("unmuted") {
+                let mid = try JanusChecked.text(data["mid"], "mid", maxBytes: limits.maxMidBytes)
+                notice.moderation = (try JanusChecked.id(data["id"], "id"), mid, moderation == .string("muted"))
             }
             return (.notice(notice), notes)
         default:
