@@ -45,7 +45,7 @@ let package = Package(
 
         // The browser page's files (BrowserPage/) are compiled in by the plugin rather than declared as resources:
         // Bundle.module looks for resources next to the build products, and the binary must run when copied anywhere.
-        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage", "README.md", "WebSocket/README.md", "Client/README.md"],
+        .target(name: "Signaling", dependencies: ["COpenSSL", "CEpoll", "OpenSSLSupport"], exclude: ["BrowserPage", "README.md", "WebSocket/README.md", "Client/README.md", "Janus/README.md"],
                 swiftSettings: release, plugins: ["EmbedBrowserPage"]),
         .executableTarget(name: "BrowserPageEmbedder", exclude: ["README.md"]),
         .plugin(name: "EmbedBrowserPage", capability: .buildTool(), dependencies: ["BrowserPageEmbedder"]),

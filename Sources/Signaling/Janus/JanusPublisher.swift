@@ -1,0 +1,42 @@
+/// A publisher in the room as Janus lists it (`joined`'s `publishers[]`, later `publishers` events).
+struct JanusPublisher: Equatable {
+    struct Stream: Equatable {
+        var kind: JanusMediaKind
+        var mid: String
+        /// `disabled: true`: the publisher's offer made this section inactive (or recvonly).
+        var disabled: Bool
+        /// `moderated: true`: the room's admin muted it (`moderate`); Janus drops its media.
+        var moderated = false
+    }
+
+    var feed: UInt64
+    var display: String?
+    var streams: [Stream]
+
+    /// "disabled: if true, it means this stream is currently inactive/disabled" (janus_videoroom.c).
+    var audioSending: Bool { streams.contains { $0.kind == .audio && !$0.disabled && !$0.moderated } }
+    var videoSending: Bool { streams.contains { $0.kind == .video && !$0.disabled && !$0.moderated } }
+    /// Something a subscription would carry ("if a publisher stream is marked as disabled and you try to subscribe
+    /// to it, it will be skipped silently"); a moderated stream is still subscribed, for when it is unmuted.
+    var hasMedia: Bool { streams.contains { $0.kind != .data && !$0.disabled } }
+
+    /// One entry, checked; `dummy` publishers (placeholders a room may hold) are not participants.
+    static func parse(_ value: JSONValue, limits: JanusLimits) throws(JanusDropped) -> JanusPublisher? {
+        guard case .object = value else { throw JanusDropped("a publisher is not an object") }
+        let feed = try JanusChecked.id(value["id"], "publisher id")
+        if JanusChecked.bool(value["dummy"]) == true { return nil }
+        let display = try JanusChecked.optionalText(value["display"], "display", maxBytes: limits.maxDisplayBytes)
+        var streams: [Stream] = []
+        if value["streams"] != nil {
+            for item in try JanusChecked.array(value["streams"], "streams", maxCount: limits.maxStreamsPerMessage) {
+                let type = try JanusChecked.text(item["type"], "stream type", maxBytes: 16)
+                // A kind this client does not know is no media it would show.
+                guard let kind = JanusMediaKind(rawValue: type) else { continue }
+                let mid = try JanusChecked.text(item["mid"], "stream mid", maxBytes: limits.maxMidBytes)
+                streams.append(Stream(kind: kind, mid: mid, disabled: JanusChecked.bool(item["disabled"]) ?? false,
+                                      moderated: JanusChecked.bool(item["moderated"]) ?? false))
+            }
+        }
+        return JanusPublisher(feed: feed, display: display, streams: streams)
+    }
+}
