@@ -193,7 +193,7 @@ final class BotRun {
         session.leave()
         collect()
         if let reportPath {
-            try CallReport(session: session, name: name, startedAt: startedAt, endReason: why, messaging: messages).write(to: reportPath)
+            try CallReport(session: session, name: name, startedAt: startedAt, endReason: why, messaging: messages, names: names).write(to: reportPath)
             log.write("bot \(name): report written to \(reportPath)")
         }
         return 0
@@ -204,7 +204,7 @@ final class BotRun {
     private func writeReport(to path: String, reason: String) {
         let temporary = path + ".tmp"
         do {
-            try CallReport(session: session, name: name, startedAt: startedAt, endReason: reason, messaging: messages).write(to: temporary)
+            try CallReport(session: session, name: name, startedAt: startedAt, endReason: reason, messaging: messages, names: names).write(to: temporary)
             _ = rename(temporary, path)
         } catch {
             log.write("bot \(name): cannot write the report: \(error)")

@@ -4,7 +4,8 @@ import Signaling
 /// The options `bot`, `join` and `demo` share, parsed in one place so the same flag means the same thing everywhere.
 enum CallOptionsParsing {
     static let specs: [OptionSpec] = [
-        .value("room", "NAME", "room to join (default: the server's default room)"),
+        .value("room", "NAME", "room to join (default: the server's default room; with --sfu janus a number)"),
+        .value("sfu", "janus", "the URL is a forwarding server's, not a SkyRTC server's: janus joins a Janus VideoRoom (WebSocket API) and publishes once, whatever the room's size"),
         .value("stun", "URL", "STUN server for server-reflexive candidates: stun:HOST[:PORT] (default: none)"),
     ] + turnSpecs + [
         SharedOptions.hostCandidates("127.0.0.1 only (and only loopback peers), or every interface (default: all)"),
@@ -79,6 +80,17 @@ enum CallOptionsParsing {
         guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
             throw UsageError("'\(url)' is not a WebSocket URL (ws://HOST:PORT/ or wss://HOST:PORT/)")
         }
-        return RoomSessionSettings(url: url, room: args.value("room") ?? "", name: name, reconnect: !args.has("no-reconnect"))
+        var settings = RoomSessionSettings(url: url, room: args.value("room") ?? "", name: name, reconnect: !args.has("no-reconnect"))
+        switch args.value("sfu") {
+        case nil: break
+        case "janus":
+            // Janus numbers its rooms (1 to 2^53, what JSON numbers hold exactly).
+            guard let room = UInt64(settings.room), room >= 1, room <= 1 << 53 else {
+                throw UsageError("--sfu janus needs --room N, a room number from 1 to 9007199254740992 (Janus numbers its rooms)")
+            }
+            settings.sfu = .janus(room: room)
+        case let other?: throw UsageError("--sfu takes janus, not '\(other)'")
+        }
+        return settings
     }
 }

@@ -15,7 +15,9 @@ struct CallReport: Encodable {
     /// Wall-clock time (Unix seconds) when the call started: the origin of every `...At` in `peers`.
     var callStartedAt: Double
     var local: LocalMediaSnapshot
-    var peers: [RemotePeerID: PeerSnapshot]
+    var peers: [RemotePeerID: ReportedPeer]
+    /// Every connection's bytes and packets, both ways (`CallTraffic`): the uplink and downlink of the call.
+    var traffic: CallTraffic
     /// What the call's bounds dropped (`CallLimits`): zero unless a server or peer sent more than a room needs, or the
     /// screen stopped reading the call's events.
     var dropped: Dropped
@@ -33,7 +35,22 @@ struct CallReport: Encodable {
         var callEvents: Int
     }
 
-    init(session: any RoomSession, name: String, startedAt: Double, endReason: String, messaging: MessagingReport? = nil) {
+    /// A participant's snapshot with the name it gave the room (`display`, absent when it gave none).
+    struct ReportedPeer: Encodable {
+        var snapshot: PeerSnapshot
+        var display: String?
+
+        private enum Key: String, CodingKey { case display }
+
+        func encode(to encoder: any Encoder) throws {
+            try snapshot.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encodeIfPresent(display, forKey: .display)
+        }
+    }
+
+    init(session: any RoomSession, name: String, startedAt: Double, endReason: String, messaging: MessagingReport? = nil,
+         names: [RemotePeerID: String] = [:]) {
         chat = messaging?.chat
         files = messaging?.files
         said = messaging?.said
@@ -48,7 +65,8 @@ struct CallReport: Encodable {
         elapsed = s.elapsed
         callStartedAt = MediaPipeline.wallClock() - s.elapsed
         local = s.local
-        peers = s.peers
+        traffic = s.traffic
+        peers = s.peers.reduce(into: [:]) { $0[$1.key] = ReportedPeer(snapshot: $1.value, display: names[$1.key]) }
         dropped = Dropped(signals: session.call.droppedSignals, callEvents: session.call.events.dropped)
     }
 

@@ -35,6 +35,14 @@ struct RoomSessionSettings: Sendable {
     var reconnect = true
     /// How long the first connect-and-join may take before the command fails.
     var joinTimeout = 5.0
+    /// A forwarding server to join instead of a SkyRTC mesh (`--sfu`).
+    var sfu: ForwardingServer?
+}
+
+/// The forwarding servers a session can join (`--sfu`).
+enum ForwardingServer: Sendable, Equatable {
+    /// A Janus VideoRoom, by number.
+    case janus(room: UInt64)
 }
 
 /// The one place that picks a session driver, so the commands never name a protocol.
@@ -42,6 +50,9 @@ enum RoomSessions {
     static func open(_ settings: RoomSessionSettings, callOptions: Call.Options,
                      messaging: RoomMessaging.Configuration = RoomMessaging.Configuration(), echoPings: Bool = false,
                      log: @escaping @Sendable (String) -> Void) throws -> any RoomSession {
-        try SkyRTCSession(settings: settings, callOptions: callOptions, messaging: messaging, echoPings: echoPings, log: log)
+        switch settings.sfu {
+        case .janus?: try JanusSession(settings: settings, callOptions: callOptions, messaging: messaging, log: log)
+        case nil: try SkyRTCSession(settings: settings, callOptions: callOptions, messaging: messaging, echoPings: echoPings, log: log)
+        }
     }
 }

@@ -1,0 +1,228 @@
+import Engine
+import Foundation
+import Signaling
+import Synchronization
+
+/// The Janus driver of a `RoomSession`: one participant in a Janus VideoRoom (`--sfu janus`). The WebSocket API's
+/// conversation is the sans-IO `JanusVideoRoomClient` (Signaling); the call runs `SfuRoom`, so it publishes on one
+/// connection and receives everyone else on one subscription. Here: the socket, the reader thread, the clock, and the
+/// translation between the two (publishers' feed ids are the participants' `RemotePeerID`s; the subscription's
+/// `streams` list says whose each section is).
+///
+/// Not yet: reconnecting (a dropped WebSocket ends the session: Janus cannot hand a session to a new socket unless
+/// its `reclaim_session_timeout` is set), chat (the VideoRoom has no SkyRTC data channel).
+final class JanusSession: RoomSession {
+    let call: Call
+    let messaging: CallMessaging
+    let settings: RoomSessionSettings
+    private let room: UInt64
+    private let core: Mutex<JanusVideoRoomClient>
+    /// The core's next deadline (its last output's).
+    private let deadline = Mutex<MonotonicInstant?>(nil)
+    /// The subscription's section map as Janus last gave it, less the feeds that left since.
+    private let owners = Mutex<[String: RemotePeerID]>([:])
+    private let socket = Mutex<WebSocketClient?>(nil)
+    private let events = Mutex<[SessionEvent]>([])
+    private let joinedAs = Mutex<RemotePeerID?>(nil)
+    private let ended = Mutex<String?>(nil)
+    private let finished = Atomic<Bool>(false)
+    private let stopping = Atomic<Bool>(false)
+    private let readerFinished = Mutex<Bool>(true)
+    private let log: @Sendable (String) -> Void
+
+    init(settings: RoomSessionSettings, callOptions: Call.Options, messaging configuration: RoomMessaging.Configuration,
+         log: @escaping @Sendable (String) -> Void) throws {
+        guard case .janus(let room)? = settings.sfu else { throw UsageError("a Janus session needs --sfu janus") }
+        self.room = room
+        self.settings = settings
+        self.log = log
+        let janus = JanusVideoRoomConfiguration(room: room, display: settings.name ?? "conftui", pin: nil, createRoomIfMissing: true)
+        core = Mutex(JanusVideoRoomClient(configuration: janus))
+        let messaging = CallMessaging(core: RoomMessaging(configuration: configuration), log: log)
+        self.messaging = messaging
+        // The call's signals come back through the core on the call's event thread: `feed` takes the lock.
+        let box = SessionBox()
+        call = try Call(options: callOptions, policy: SfuRoom(),
+                        onSignal: { box.session?.callSignal($0) },
+                        onMediaAnnouncement: { box.session?.feed(.setSending(audio: !$0.audioMuted, video: $0.videoOn)) },
+                        onData: { messaging.dataEvent($0, $1) })
+        messaging.attach(call)
+        box.session = self
+    }
+
+    var roomShown: String { String(room) }
+
+    @discardableResult
+    func start() throws -> RemotePeerID {
+        call.start()
+        do {
+            var options = WebSocketClientOptions()
+            options.subprotocols = ["janus-protocol"]
+            let client = try WebSocketClient(url: settings.url, options: options)
+            guard client.subprotocol == "janus-protocol" else {
+                client.close()
+                throw SignalingError.protocolViolation("\(settings.url) did not agree to the janus-protocol subprotocol: not a Janus WebSocket transport")
+            }
+            socket.withLock { $0 = client }
+            feed(.connected)
+            // Joined, or the first failure, within the join timeout: a wrong room or server fails the command at once.
+            let deadline = MonotonicInstant.now + settings.joinTimeout
+            while joinedAs.withLock({ $0 }) == nil {
+                if let why = ended.withLock({ $0 }) { throw SignalingError.protocolViolation(why) }
+                guard MonotonicInstant.now < deadline else {
+                    throw SignalingError.protocolViolation("Janus did not let us join room \(room) within \(settings.joinTimeout) s")
+                }
+                pump(client, until: min(deadline, MonotonicInstant.now + 0.25))
+            }
+        } catch {
+            socket.withLock { $0 }?.close()
+            call.stop()
+            throw error
+        }
+        readerFinished.withLock { $0 = false }
+        let reader = Thread { [self] in
+            readLoop()
+            readerFinished.withLock { $0 = true }
+        }
+        reader.name = "room-signaling"
+        reader.start()
+        return joinedAs.withLock { $0 }!
+    }
+
+    func leave() {
+        stopping.store(true, ordering: .releasing)
+        call.stop()
+        feed(.leave)
+        // The reader takes Janus's answers to leave and destroy; the core says `.ended` (or gives up after 2 s).
+        for _ in 0..<300 where !readerFinished.withLock({ $0 }) { usleep(10_000) }
+        socket.withLock { $0 }?.close()
+    }
+
+    func takeEvents() -> [SessionEvent] { events.withLock { q in defer { q = [] }; return q } }
+
+    var endReason: String? { ended.withLock { $0 } }
+
+    private func post(_ event: SessionEvent) { events.withLock { $0.append(event) } }
+
+    /// Reads until the session ends, feeding the core its messages and its timer.
+    private func readLoop() {
+        while !finished.load(ordering: .acquiring), let client = socket.withLock({ $0 }) {
+            pump(client, until: MonotonicInstant.now + 0.25)
+        }
+    }
+
+    /// Waits for one message or the core's deadline (whichever comes first, at most until `limit`) and feeds it.
+    private func pump(_ client: WebSocketClient, until limit: MonotonicInstant) {
+        let due = deadline.withLock { $0 } ?? limit
+        let wait = max(0.001, min(limit, due) - MonotonicInstant.now)
+        do {
+            switch try client.receive(timeout: wait) {
+            case .text(let text): feed(.message(Array(text.utf8)))
+            case .binary(let bytes): feed(.message(bytes))
+            case .close(let code, let reason):
+                lost("Janus closed the WebSocket (\(code.rawValue)\(reason.isEmpty ? "" : ": " + reason))")
+            case .ping, .pong: break
+            }
+        } catch SignalingError.timeout {
+        } catch {
+            lost("Janus connection lost: \(error)")
+        }
+        if (deadline.withLock { $0 }).map({ $0 <= MonotonicInstant.now }) ?? false { feed(.timer) }
+    }
+
+    private func lost(_ reason: String) {
+        feed(.disconnected)
+        guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if stopping.load(ordering: .acquiring) { return }
+        log(reason)
+        ended.withLock { $0 = $0 ?? reason }
+        call.signalingLost()
+        post(.signalingLost(reason: reason, retryIn: nil))
+    }
+
+    /// The call's signals: our publication's offer and our answers to the subscription's offers go to Janus in its
+    /// requests; candidates are in the descriptions already (Janus takes non-trickle descriptions).
+    fileprivate func callSignal(_ signal: CallSignalOut) {
+        switch signal {
+        case .offer(let to, let sdp) where to == SfuRoom.publisher: feed(.publisherOffer(sdp: sdp))
+        case .answer(let to, let sdp) where to == SfuRoom.subscriber: feed(.subscriberAnswer(sdp: sdp))
+        case .candidate: break
+        default: log("no Janus request carries \(signal)")
+        }
+    }
+
+    fileprivate func feed(_ input: JanusVideoRoomClient.Input) {
+        let output = core.withLock { core in
+            let output = core.handle(input, now: MonotonicInstant.now)
+            deadline.withLock { $0 = output.deadline }
+            return output
+        }
+        for effect in output.effects { carryOut(effect) }
+    }
+
+    private func carryOut(_ effect: JanusVideoRoomClient.Effect) {
+        switch effect {
+        case .send(let bytes):
+            guard let client = socket.withLock({ $0 }) else { return }
+            do { try client.send(text: String(decoding: bytes, as: UTF8.self)) } catch { lost("Janus send failed: \(error)") }
+        case .joined(let feed):
+            let you = Self.participant(feed)
+            log("joined Janus room \(room) as feed \(feed)")
+            joinedAs.withLock { $0 = you }
+            call.handle(.joined(you: you, others: []))
+            post(.joined(you: you, peers: []))
+        case .publisherAnswer(let sdp):
+            call.handle(.answer(from: SfuRoom.publisher, sdp: sdp))
+        case .subscriberOffer(let sdp, let streams):
+            // Inactive sections (a publisher gone) belong to nobody: Janus keeps them until it reuses their mids.
+            var map: [String: RemotePeerID] = [:]
+            for stream in streams where stream.kind != .data && stream.active {
+                if let feed = stream.feed { map[stream.mid] = Self.participant(feed) }
+            }
+            owners.withLock { $0 = map }
+            call.handle(.sections(of: SfuRoom.subscriber, owners: map))
+            call.handle(.offer(from: SfuRoom.subscriber, sdp: sdp))
+        case .participant(let feed, let display):
+            post(.peerJoined(Self.participant(feed), name: display))
+        case .participantLeft(let feed):
+            // After a clean `leave` Janus may send no new offer: its sections stop being anyone's now.
+            let gone = Self.participant(feed)
+            let map = owners.withLock { map in
+                map = map.filter { $0.value != gone }
+                return map
+            }
+            call.handle(.sections(of: SfuRoom.subscriber, owners: map))
+            post(.peerLeft(gone))
+        case .participantMedia(let feed, let audio, let video):
+            post(.peerMedia(Self.participant(feed), RemoteMediaState(audioMuted: !audio, videoOn: video)))
+        case .talking(let feed, let talking):
+            log("feed \(feed) \(talking ? "talking" : "stopped talking")")
+        case .failed(let reason):
+            log(reason)
+            ended.withLock { $0 = $0 ?? reason }
+            if joinedAs.withLock({ $0 }) != nil, !finished.exchange(true, ordering: .acquiringAndReleasing) {
+                call.signalingLost()
+                post(.serverError(reason))
+                post(.signalingLost(reason: reason, retryIn: nil))
+            }
+        case .ended:
+            finished.store(true, ordering: .releasing)
+        case .log(let text):
+            log("janus: \(text)")
+        }
+    }
+
+    /// A publisher's feed id as the call and the screen name it.
+    static func participant(_ feed: UInt64) -> RemotePeerID { RemotePeerID(String(feed)) }
+}
+
+/// The session, for the call's callbacks, which must exist before the session is fully made: set once, in `init`,
+/// before the call starts, and held weakly (the session owns the call, whose callbacks hold this box).
+private final class SessionBox: Sendable {
+    private struct Reference { weak var session: JanusSession? }
+    private let value = Mutex(Reference())
+    var session: JanusSession? {
+        get { value.withLock { $0.session } }
+        set { value.withLock { $0.session = newValue } }
+    }
+}

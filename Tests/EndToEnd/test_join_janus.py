@@ -1,0 +1,58 @@
+"""`conftui join --sfu janus` in tmux, in a real Janus VideoRoom (Janus 1.1.2 in the emulated internet's public
+namespace, testsupport.janus) with two bots publishing: the grid shows the publishers by their display names with
+video in their tiles, and `l` (confirmed with `y`) leaves cleanly (the screen restored, Janus logs the session destroyed, the bots see the
+join's feed go). On failure: the screen, every log and report, and Janus's log."""
+from __future__ import annotations
+
+import time
+
+from testsupport.binaries import conftui_bin
+from testsupport.bot import BotProcess
+from testsupport.evidence import LogFile, evidence_on_failure
+from testsupport.janus import JanusServer
+from testsupport.netns import emulated_internet
+from testsupport.tmux import TmuxSession
+
+ROOM = "1234"
+
+
+def video_in(screen: str, x0: int) -> bool:
+    """Half-block cells inside the 40-column tile starting at column x0, above the label rows."""
+    return any(any(ch in "▀▄█" for ch in line[x0:x0 + 40]) for line in screen.splitlines()[:15])
+
+
+def test_join_in_a_janus_room_shows_the_publishers_and_leaves_cleanly(tmp_path) -> None:
+    log, report = tmp_path / "join.log", tmp_path / "join.json"
+    with emulated_internet() as net, JanusServer(net, tmp_path) as janus, \
+            evidence_on_failure(LogFile("join log", log, 120)) as evidence:
+        evidence.add(janus)
+        bots = [evidence.add(BotProcess(janus.url, ROOM, name, tmp_path, "--sfu", "janus", "--tone", str(hz),
+                                        duration=120, host_candidates="all", netns=net.public))
+                for name, hz in (("Grace", 550), ("Linus", 660))]
+        for bot in bots:
+            bot.wait_joined()
+        session = TmuxSession(f"ip netns exec {net.public} {conftui_bin()} join {janus.url} --sfu janus --room {ROOM} "
+                              f"--name Ada --camera card --color 256 --log {log} --report {report}", 120, 40)
+        evidence.add(session, close=session.close)
+
+        def grid(screen: str) -> bool:
+            first = next((line for line in screen.splitlines() if "Ada (you)" in line), "")
+            return ("Grace" in first and "Linus" in first and "connected" in first
+                    and video_in(screen, 40) and video_in(screen, 80))
+        screen = session.wait_for(grid, timeout=20, what="Ada's grid with Grace and Linus connected and their video")
+        # The bots see the join's feed and decode it.
+        for bot in bots:
+            bot.wait_for_report(lambda r: any(p.get("display") == "Ada" and (p.get("video") or {}).get("framesDecoded", 0) > 20
+                                              for p in (r.get("peers") or {}).values()), 20, f"{bot.name} decodes Ada")
+        destroyed = janus.log_text().count("Destroying session")
+        session.send("l")
+        session.wait_for(lambda sc: "y" in sc and "leave" in sc.lower(), timeout=3, what="the leave question")
+        session.send("y")
+        assert session.wait_exit(10) == 0, screen
+        assert session.modes_restored()
+        deadline = time.monotonic() + 5
+        while janus.log_text().count("Destroying session") <= destroyed and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert janus.log_text().count("Destroying session") == destroyed + 1, "Janus did not destroy the join's session"
+        for bot in bots:
+            bot.stop()

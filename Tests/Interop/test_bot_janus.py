@@ -1,0 +1,109 @@
+"""conftui in a real Janus VideoRoom (`bot --sfu janus`): Janus 1.1.2 in the emulated internet's public namespace
+(testsupport.janus), three conftui bots and an aiortc participant (testsupport.janus_aiortc) in room 1234.
+
+Each bot publishes once and receives the three others on one subscription; each participant decodes every other at
+14 frames/s or more (15 are sent) with the sender's test card read back. A fourth bot joins and leaves in the middle:
+the others see it come and go and keep 14 frames/s. The room lives past 75 s, beyond the 60 s Janus gives a session
+without keepalives. On failure: every participant's report and log, and Janus's log.
+"""
+
+from __future__ import annotations
+
+import time
+
+from testsupport.bot import BotProcess, bot_participant
+from testsupport.evidence import evidence_on_failure
+from testsupport.janus import JanusServer
+from testsupport.janus_aiortc import JanusParticipant
+from testsupport.netns import emulated_internet
+
+ROOM = 1234
+MIN_FPS = 14.0
+AIORTC_CARD = 77
+
+
+def bot_sees(report: dict | None, feed: int, participant: int, min_fps: float = MIN_FPS) -> bool:
+    """The bot's report has `feed` decoding at `min_fps` or more, with `participant`'s test card."""
+    peer = ((report or {}).get("peers") or {}).get(str(feed)) or {}
+    video = peer.get("video") or {}
+    return video.get("framesPerSecond", 0) >= min_fps and (video.get("testCard") or {}).get("participant") == participant
+
+
+def aiortc_sees(report: dict | None, feed: int, participant: int, min_fps: float = MIN_FPS) -> bool:
+    seen = ((report or {}).get("feeds") or {}).get(str(feed)) or {}
+    return (seen.get("fps", 0) >= min_fps and (seen.get("lastFrameAgo") or 99) < 1.0
+            and (seen.get("card") or {}).get("participant") == participant)
+
+
+def wait_until(condition, timeout: float, what: str, processes) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in processes:
+            assert p.process.poll() is None, f"{getattr(p, 'name', None) or p.display} exited while waiting until {what}"
+        if condition():
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
+def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tmp_path) -> None:
+    with emulated_internet() as net, JanusServer(net, tmp_path) as janus, evidence_on_failure() as evidence:
+        started = time.monotonic()
+
+        def bot(name: str) -> BotProcess:
+            return evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", duration=150,
+                                           host_candidates="all", netns=net.public))
+        bots = [bot(name) for name in ("Ada", "Grace", "Linus")]
+        zoe = evidence.add(JanusParticipant(net, net.public, janus.url, ROOM, "Zoe", AIORTC_CARD, tmp_path, tone=550))
+        evidence.add(janus)
+        feeds = {b.name: int(b.wait_joined()) for b in bots}
+        zoe_feed = zoe.wait_joined()
+        cards = {name: bot_participant(name) for name in feeds}
+
+        def everyone_decodes(who=feeds) -> bool:
+            for b in bots:
+                report = b.report_now()
+                if not all(bot_sees(report, feed, cards[other]) for other, feed in who.items() if other != b.name):
+                    return False
+                if not bot_sees(report, zoe_feed, AIORTC_CARD):
+                    return False
+            report = zoe.report()
+            return all(aiortc_sees(report, feed, cards[name]) for name, feed in who.items())
+        wait_until(everyone_decodes, 30, f"the three bots and aiortc decode each other at {MIN_FPS} frames/s", bots + [zoe])
+
+        # Each bot's report names the others by their display names (the tile names of `join`).
+        for b in bots:
+            peers = b.report_now()["peers"]
+            assert {peers[str(feeds[o])].get("display") for o in feeds if o != b.name} == set(feeds) - {b.name}
+            assert peers[str(zoe_feed)].get("display") == "Zoe"
+
+        # A fourth bot joins: everyone gets its card; it gets everyone's; then it leaves.
+        radia = bot("Radia")
+        radia_feed = int(radia.wait_joined())
+        wait_until(lambda: all(bot_sees(b.report_now(), radia_feed, bot_participant("Radia"), 5) for b in bots)
+                   and aiortc_sees(zoe.report(), radia_feed, bot_participant("Radia"), 5)
+                   and all(bot_sees(radia.report_now(), f, cards[n]) for n, f in feeds.items()), 30,
+                   "the fourth bot and the others decode each other", bots + [zoe, radia])
+        destroyed = janus.log_text().count("Destroying session")
+        final = radia.stop()
+        assert final["you"] == str(radia_feed), final["you"]
+        # Janus saw it destroy its session (nothing left behind for the 60 s timeout to reap).
+        wait_until(lambda: janus.log_text().count("Destroying session") == destroyed + 1, 5,
+                   "Janus logs the fourth bot's session destroyed", bots)
+        # The others keep their full rate.
+        time.sleep(4.5)
+        assert everyone_decodes(), "the room did not keep 14 frames/s after the fourth bot left"
+
+        # Past 75 s from the first join: Janus would have dropped a session without keepalives at 60 s.
+        time.sleep(max(0.0, 78 - (time.monotonic() - started)))
+        wait_until(everyone_decodes, 10, "the room still decodes everyone after 75 s", bots + [zoe])
+        assert "Timeout expired for session" not in janus.log_text(), janus.describe()
+        figures = []
+        for b in bots:
+            peers = b.stop()["peers"]
+            figures.append(f"{b.name}: " + ", ".join(f"{p.get('display')} {p['video'].get('framesPerSecond')} fps"
+                                                    for p in peers.values() if p.get("display") != "Radia"))
+        final = zoe.stop() or {}
+        figures.append("Zoe: " + ", ".join(f"{f.get('display')} {f.get('fps', 0):.1f} fps" for f in (final.get("feeds") or {}).values()
+                                           if not f.get("left")))
+        print("\n".join(figures), f"\nroom lived {time.monotonic() - started:.0f} s")
