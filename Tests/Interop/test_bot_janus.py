@@ -98,12 +98,43 @@ def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tm
         time.sleep(max(0.0, 78 - (time.monotonic() - started)))
         wait_until(everyone_decodes, 10, "the room still decodes everyone after 75 s", bots + [zoe])
         assert "Timeout expired for session" not in janus.log_text(), janus.describe()
+        seen_by_zoe = zoe.report() or {}
         figures = []
         for b in bots:
             peers = b.stop()["peers"]
             figures.append(f"{b.name}: " + ", ".join(f"{p.get('display')} {p['video'].get('framesPerSecond')} fps"
                                                     for p in peers.values() if p.get("display") != "Radia"))
-        final = zoe.stop() or {}
-        figures.append("Zoe: " + ", ".join(f"{f.get('display')} {f.get('fps', 0):.1f} fps" for f in (final.get("feeds") or {}).values()
-                                           if not f.get("left")))
+        zoe.stop()
+        figures.append("Zoe: " + ", ".join(f"{f.get('display')} {f.get('fps', 0):.1f} fps"
+                                           for f in (seen_by_zoe.get("feeds") or {}).values() if not f.get("left")))
         print("\n".join(figures), f"\nroom lived {time.monotonic() - started:.0f} s")
+
+
+def test_eight_bots_in_one_janus_room_decode_all_fifty_six_subscriptions(tmp_path) -> None:
+    """Eight conftui bots, each publishing once and receiving seven: every one of the 56 subscriptions at 14 frames/s
+    or more with the sender's test card, held over two report periods."""
+    names = ["Ada", "Bea", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
+    with emulated_internet() as net, JanusServer(net, tmp_path) as janus, evidence_on_failure() as evidence:
+        evidence.add(janus)
+        bots = [evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", duration=90,
+                                        host_candidates="all", netns=net.public)) for name in names]
+        feeds = {b.name: int(b.wait_joined()) for b in bots}
+
+        def subscriptions() -> list[tuple[str, str, bool]]:
+            result = []
+            for b in bots:
+                report = b.report_now()
+                for other, feed in feeds.items():
+                    if other != b.name:
+                        result.append((b.name, other, bot_sees(report, feed, bot_participant(other))))
+            return result
+        wait_until(lambda: all(ok for _, _, ok in subscriptions()), 40, "all 56 subscriptions at 14 frames/s", bots)
+        for _ in range(2):
+            time.sleep(2.1)
+            failing = [(a, b) for a, b, ok in subscriptions() if not ok]
+            assert not failing, f"{len(failing)} of 56 subscriptions below {MIN_FPS} frames/s: {failing}"
+        rates = [((b.report_now() or {}).get("peers") or {}) for b in bots]
+        fps = sorted(p["video"]["framesPerSecond"] for r in rates for p in r.values())
+        print(f"56 subscriptions: {len(fps)} figures, min {fps[0]} fps, median {fps[len(fps) // 2]} fps")
+        for b in bots:
+            b.stop()
