@@ -23,6 +23,7 @@ let botCommand = Command(
         .flag("trickle-only", "signal candidates only by trickle, none in the SDP"),
         .flag("muted", "start muted (sends silence)"),
         .flag("no-video", "start with video off (sends no video)"),
+        .value("receive-size", "WxH", "the picture size the bot shows others at: with --sfu janus it receives the simulcast layer that fills it (160x120 or less: the low one; default: the full one)"),
         .value("say", "TEXT", "send TEXT as chat to every peer once its channel opens, later ones too (repeatable)"),
         .value("say-lines", "FILE", "send each line of FILE as a chat message to the peers whose channels are open, paced by what they take"),
         .flag("echo", "answer every chat \"ping X\" with \"pong X\" to its sender at once (round-trip measurements)"),
@@ -39,7 +40,8 @@ let botCommand = Command(
     """,
     run: { args in
         let name = args.value("name") ?? "bot"
-        let settings = try CallOptionsParsing.settings(args, name: name)
+        var settings = try CallOptionsParsing.settings(args, name: name)
+        settings.receiveSize = try CallOptionsParsing.pictureSize(args, option: "receive-size")
         let duration = try args.double("duration", default: 0, range: 0...86400)
         var options = try CallOptionsParsing.callOptions(args, defaultCamera: "card", name: name)
         options.trickleOnly = args.has("trickle-only")

@@ -43,16 +43,16 @@ enum CallOptionsParsing {
     static let pictureHeights = 48...720
 
     /// `--size WxH`: the encoded picture's size; nil without the option.
-    static func pictureSize(_ args: ParsedArguments) throws -> (width: Int, height: Int)? {
-        guard let text = args.value("size") else { return nil }
+    static func pictureSize(_ args: ParsedArguments, option: String = "size") throws -> (width: Int, height: Int)? {
+        guard let text = args.value(option) else { return nil }
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
               pictureWidths.contains(width), pictureHeights.contains(height) else {
-            throw UsageError("--size takes WIDTHxHEIGHT from \(pictureWidths.lowerBound)x\(pictureHeights.lowerBound) to "
+            throw UsageError("--\(option) takes WIDTHxHEIGHT from \(pictureWidths.lowerBound)x\(pictureHeights.lowerBound) to "
                              + "\(pictureWidths.upperBound)x\(pictureHeights.upperBound), e.g. 640x480, not '\(text)'")
         }
         // I420 halves both dimensions for its colour planes: VP8 takes even sizes only.
-        guard width % 2 == 0, height % 2 == 0 else { throw UsageError("--size needs even numbers, not '\(text)'") }
+        guard width % 2 == 0, height % 2 == 0 else { throw UsageError("--\(option) needs even numbers, not '\(text)'") }
         return (width, height)
     }
 

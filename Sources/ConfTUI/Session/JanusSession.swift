@@ -21,6 +21,13 @@ final class JanusSession: RoomSession {
     private let deadline = Mutex<MonotonicInstant?>(nil)
     /// The subscription's section map as Janus last gave it, less the feeds that left since.
     private let owners = Mutex<[String: RemotePeerID]>([:])
+    /// The picture size we show others at (`wantPictures`, `--receive-size`), and the simulcast layer last asked
+    /// for (Janus's `substream`: 0 the low encoding, 1 the full one; nil: never asked, Janus sends the full one).
+    private let wanted: Mutex<(width: Int, height: Int)?>
+    private let substream = Mutex<Int?>(nil)
+    /// The low simulcast encoding is half the publisher's picture: 160x120 for the usual 320x240. A tile it fills
+    /// (a terminal tile is about 128x96) gets it; a larger one the full picture.
+    static let lowLayerSize = (width: 160, height: 120)
     private let socket = Mutex<WebSocketClient?>(nil)
     private let events = Mutex<[SessionEvent]>([])
     private let joinedAs = Mutex<RemotePeerID?>(nil)
@@ -35,6 +42,7 @@ final class JanusSession: RoomSession {
         guard case .janus(let room)? = settings.sfu else { throw UsageError("a Janus session needs --sfu janus") }
         self.room = room
         self.settings = settings
+        wanted = Mutex(settings.receiveSize)
         self.log = log
         let janus = JanusVideoRoomConfiguration(room: room, display: settings.name ?? "conftui", pin: nil, createRoomIfMissing: true)
         core = Mutex(JanusVideoRoomClient(configuration: janus))
@@ -182,6 +190,7 @@ final class JanusSession: RoomSession {
             owners.withLock { $0 = map }
             call.handle(.sections(of: SfuRoom.subscriber, owners: map))
             call.handle(.offer(from: SfuRoom.subscriber, sdp: sdp))
+            chooseLayers(newSections: true)
         case .participant(let feed, let display):
             post(.peerJoined(Self.participant(feed), name: display))
         case .participantLeft(let feed):
@@ -210,6 +219,27 @@ final class JanusSession: RoomSession {
         case .log(let text):
             log("janus: \(text)")
         }
+    }
+
+    func wantPictures(width: Int, height: Int) {
+        let changed = wanted.withLock { w in
+            defer { w = (width, height) }
+            return w.map { $0.width != width || $0.height != height } ?? true
+        }
+        if changed { chooseLayers(newSections: false) }
+    }
+
+    /// Asks Janus for the simulcast layer that fills the pictures we show: on a change of size that changes the
+    /// layer, and for every section of a new offer (Janus starts each at its highest layer).
+    private func chooseLayers(newSections: Bool) {
+        guard let size = wanted.withLock({ $0 }) else { return }
+        let fitsLow = size.width <= Self.lowLayerSize.width && size.height <= Self.lowLayerSize.height
+        let choice = fitsLow ? 0 : 1
+        let previous = substream.withLock { s in defer { s = choice }; return s }
+        guard newSections || previous != choice else { return }
+        if previous != choice { log("receiving the \(fitsLow ? "low" : "full") simulcast layer for pictures of \(size.width)x\(size.height)") }
+        let mids = owners.withLock { Array($0.keys) }
+        feed(.setSubstreams(Dictionary(uniqueKeysWithValues: mids.map { ($0, choice) })))
     }
 
     /// A publisher's feed id as the call and the screen name it.

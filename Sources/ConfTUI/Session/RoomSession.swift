@@ -25,6 +25,14 @@ protocol RoomSession: AnyObject, Sendable {
     func takeEvents() -> [SessionEvent]
     /// Set when the session gave up (reconnecting off and the connection dropped): the reason.
     var endReason: String? { get }
+    /// The largest picture any remote participant is shown at, in pixels: a room that forwards simulcast layers
+    /// sends the smallest layer that fills it. Called often; acted on when the choice changes.
+    func wantPictures(width: Int, height: Int)
+}
+
+extension RoomSession {
+    /// A mesh sends what each peer's encoder makes: nothing to choose.
+    func wantPictures(width: Int, height: Int) {}
 }
 
 /// Where and as whom a session joins; the same for every protocol.
@@ -37,6 +45,8 @@ struct RoomSessionSettings: Sendable {
     var joinTimeout = 5.0
     /// A forwarding server to join instead of a SkyRTC mesh (`--sfu`).
     var sfu: ForwardingServer?
+    /// The picture size to receive (`bot --receive-size`): with simulcast, the smallest layer that fills it.
+    var receiveSize: (width: Int, height: Int)?
 }
 
 /// The forwarding servers a session can join (`--sfu`).

@@ -41,6 +41,7 @@ struct CallScreen {
             return next
         }
         controls.leave = { session.leave() }
+        controls.remotePictureSize = { session.wantPictures(width: $0, height: $1) }
         let chatFeed = CallChatFeed(messaging: session.messaging)
         controls.sendChat = { chatFeed.send($0) }
         controls.acceptFile = { chatFeed.acceptOldest() }

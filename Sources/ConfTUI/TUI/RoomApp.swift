@@ -16,6 +16,8 @@ final class RoomApp {
         /// Switches to the next video source and returns its name (nil: nothing to switch to).
         var nextSource: () -> String? = { nil }
         var leave: () -> Void = {}
+        /// The largest remote tile's picture size after each draw (what the room should send us).
+        var remotePictureSize: (Int, Int) -> Void = { _, _ in }
         /// Sends a chat message to the whole room; it is shown when the call reports it back (`LocalAction.sentChat`).
         /// Nil where the call cannot carry chat yet: the input does not open and a notice says so.
         var sendChat: ((String) -> Void)?
@@ -92,6 +94,7 @@ final class RoomApp {
             // Levels and video move continuously: redraw at least 15 times a second.
             if dirty || now - lastDraw >= 1.0 / 15 {
                 view.draw(room, overlay: overlay, invite: invite, painter: painter, notice: notice?.text, chat: chat)
+                if let size = view.largestRemoteVideoPixels { controls.remotePictureSize(size.width, size.height) }
                 lastDraw = now
             }
         }

@@ -25,6 +25,9 @@ final class RoomView {
     private var lastOverlay: Overlay = .none
     /// Tiles that showed video in the last frame.
     private var lastVideo = Set<TileID>()
+    /// The largest remote tile's video area in the last frame, in picture pixels (a cell is one pixel wide and two
+    /// high): what a forwarding server's smaller simulcast layer must fill to be enough.
+    private(set) var largestRemoteVideoPixels: (width: Int, height: Int)?
 
     init(curses: Curses, status: StatusLine) {
         self.curses = curses
@@ -56,6 +59,8 @@ final class RoomView {
         var videoTiles: [(Tile, CellRect)] = []
         switch layout {
         case .tiles(let tiles, _):
+            largestRemoteVideoPixels = tiles.filter { byID[$0.id]?.participant.isLocal == false }
+                .map { (width: $0.video.width, height: $0.video.height * 2) }.max { $0.width * $0.height < $1.width * $1.height }
             for placed in tiles {
                 guard let tile = byID[placed.id] else { continue }
                 drawLabel(tile, at: placed)

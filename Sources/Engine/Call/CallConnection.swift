@@ -31,8 +31,9 @@ final class CallConnection {
     /// Which encoding this peer receives (`EncodingPlan`); after a switch, frames wait for that encoding's keyframe,
     /// since the peer's decoder has none of the frames the new encoding's deltas refer to.
     var layer = EncodingPlan.Layer.full
-    /// A new peer's video starts at a keyframe too.
+    /// A new peer's video starts at a keyframe too (and a simulcast connection's low encoding).
     var awaitingKeyframe = true
+    var awaitingLowKeyframe = true
     /// The receiving video sections last told (`CallEvent.videoStreams`), per participant.
     var videoStreams: [RemotePeerID: [String]] = [:]
 

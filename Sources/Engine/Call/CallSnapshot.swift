@@ -94,6 +94,8 @@ public struct TestCardSeen: Sendable, Codable, Equatable {
 
 public struct ReceivedVideoSnapshot: Sendable, Codable, Equatable {
     public var framesReceived = 0
+    /// VP8 bytes of the frames received (RTP payloads less their descriptors): the stream's video rate.
+    public var bytesReceived: UInt64 = 0
     public var framesDecoded = 0
     public var keyframesDecoded = 0
     public var decodeFailures = 0

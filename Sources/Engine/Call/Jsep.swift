@@ -38,6 +38,8 @@ public struct OfferedSection: Hashable, Sendable {
     public var track: LocalTrack?
     /// Stopped: offered with port 0 from now on (RFC 8829 §5.2.2), its mid kept.
     public var stopped = false
+    /// Simulcast encodings offered on a sending video section, highest first (RFC 8853 `a=simulcast:send h;l`).
+    public var simulcastRids: [String] = []
 
     public init(mid: String, kind: MediaKind, direction: MediaDirection, track: LocalTrack? = nil, stopped: Bool = false) {
         self.mid = mid
@@ -79,6 +81,11 @@ public enum SupportedCodecs {
     public static let extensions = [Extmap.midURI, Extmap.transportWideCCURI]
     /// The ids our offers give them (any of 1...14 fits the one-byte form).
     static let offeredExtmaps = [Extmap(id: 1, uri: Extmap.midURI), Extmap(id: 3, uri: Extmap.transportWideCCURI)]
+    /// The RtpStreamId's id in our simulcast offers.
+    static let offeredRidExtmap = Extmap(id: 4, uri: Extmap.ridURI)
+    /// Our simulcast encodings: the full picture and the low one at half its width and height (`EncodingPlan`),
+    /// listed highest first, the order Janus assumes unless told otherwise (`rid_order`).
+    public static let simulcastRids = ["h", "l"]
 }
 
 extension SessionDescription {
@@ -108,7 +115,13 @@ extension SessionDescription {
             section.direction = offered.direction
             section.rtcpRsize = true
             section.applyTransport(transport, setup: .actpass)
-            if let track = offered.track, offered.direction.sends { section.applySending(track) }
+            if let track = offered.track, offered.direction.sends {
+                if offered.kind == .video, !offered.simulcastRids.isEmpty {
+                    section.applySimulcast(track, rids: offered.simulcastRids)
+                } else {
+                    section.applySending(track)
+                }
+            }
             sd.media.append(section)
         }
         sd.groups = [SdpGroup(semantics: "BUNDLE", mids: sd.media.filter { !$0.isRejected }.compactMap(\.mid))]
@@ -253,6 +266,25 @@ extension MediaDescription {
         candidates = t.candidates
         endOfCandidates = t.endOfCandidates
         rtcpMux = true
+    }
+
+    /// A simulcast section (RFC 8853, RFC 8851): one `a=rid` per encoding and the RtpStreamId extension, which
+    /// names each packet's encoding; no `a=ssrc` lines, since each encoding has an SSRC of its own that the
+    /// receiver learns from the RID on its packets (what browsers offer).
+    mutating func applySimulcast(_ track: LocalTrack, rids: [String]) {
+        msids = [MediaStreamID(stream: track.streamID, track: track.trackID)]
+        extmaps.append(SupportedCodecs.offeredRidExtmap)
+        for rid in rids { attributes.append(SdpAttribute(name: "rid", value: "\(rid) send")) }
+        attributes.append(SdpAttribute(name: "simulcast", value: "send " + rids.joined(separator: ";")))
+    }
+
+    /// The rids an answer accepts to receive of `offered` (RFC 8853 §5.3: `a=simulcast:recv` lists them, `~` paused
+    /// ones and `,` alternatives aside), in our order; empty when it takes no simulcast.
+    func acceptedSimulcast(of offered: [String]) -> [String] {
+        guard let value = attributes.first(where: { $0.name == "simulcast" })?.value, value.hasPrefix("recv ") else { return [] }
+        let listed = value.dropFirst(5).split(separator: " ").first.map { $0.split(separator: ";").flatMap { $0.split(separator: ",") } } ?? []
+        let accepted = Set(listed.map(String.init))
+        return offered.filter { accepted.contains($0) }
     }
 
     mutating func applySending(_ track: LocalTrack) {

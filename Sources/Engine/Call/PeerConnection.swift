@@ -48,6 +48,8 @@ public final class PeerConnection {
         var transportSequenceID: UInt8?
         /// The answer's `a=rtcp-fb ... transport-cc`: the receiver of this section sends transport feedback.
         var transportFeedback: Bool
+        /// Our two simulcast encodings were accepted, with the RtpStreamId extension's id.
+        var simulcastRidID: UInt8? = nil
     }
     /// The accepted sections of the last completed negotiation, in m= order.
     private var sections: [Negotiated] = []
@@ -57,6 +59,9 @@ public final class PeerConnection {
     /// `o=` version of our descriptions: each new one is one more (RFC 3264 §8).
     private var descriptionVersion: UInt64 = 0
     private var videoSend: VideoSendStream?
+    /// The simulcast section's low encoding (nil without simulcast), and whether its stream has had a keyframe.
+    private var lowVideoSend: VideoSendStream?
+    private var sentLowKeyframe = false
     private var audioSend: AudioSendStream?
     /// The sections our video and audio ride.
     private var videoSendMid: String?
@@ -160,6 +165,7 @@ public final class PeerConnection {
                 startTransport(role: .controlling, now: now)
                 offered = [OfferedSection(mid: "0", kind: .audio, direction: direction(sending: audioTrack != nil), track: audioTrack),
                            OfferedSection(mid: "1", kind: .video, direction: direction(sending: videoTrack != nil), track: videoTrack)]
+                if configuration.simulcast, videoTrack != nil { offered[1].simulcastRids = SupportedCodecs.simulcastRids }
                 if configuration.dataChannels { offered.append(OfferedSection(mid: "2", kind: .application, direction: .sendrecv)) }
             } else {
                 guard signalingState == .stable, remoteDescription != nil, state != .failed, state != .closed else {
@@ -248,6 +254,11 @@ public final class PeerConnection {
             if !sentKeyframe && !frame.isKeyframe { return }
             sentKeyframe = true
             for packet in videoSend!.send(frame, now: now) { sender.enqueue(packet, now: now) }
+        case .sendLowVideo(let frame):
+            guard transport?.isSecure == true, lowVideoSend != nil else { return }
+            if !sentLowKeyframe && !frame.isKeyframe { return }
+            sentLowKeyframe = true
+            for packet in lowVideoSend!.send(frame, now: now) { sender.enqueue(packet, now: now) }
         case .sendAudio(let packet, let isDTX):
             guard transport?.isSecure == true, audioSend != nil else { return }
             if let rtp = audioSend!.send(opusPacket: packet, isDTX: isDTX, now: now) { sendRTP(rtp, now: now) }
@@ -296,6 +307,7 @@ public final class PeerConnection {
         setState(.failed, cause: reason)
         sections = []
         videoSend = nil
+        lowVideoSend = nil
         audioSend = nil
         if transport != nil { feedTransport(.command(.close), now: now) }
         audioPullAt = nil
@@ -330,6 +342,8 @@ public final class PeerConnection {
 
     /// Whether our video goes out on this connection (a receive-only one never asks the encoder for keyframes).
     public var sendsVideo: Bool { videoSend != nil }
+    /// The video goes out as two simulcast encodings (`Command.sendLowVideo` feeds the second).
+    public var sendsSimulcast: Bool { lowVideoSend != nil }
 
     /// The smallest number not yet a mid of ours or theirs (mids are never reused, RFC 8829 §5.2.2).
     private func nextMid() -> String {
@@ -341,6 +355,16 @@ public final class PeerConnection {
 
     /// Our sections as an answer left them, for a later offer of ours: same mids and order, each in the direction we
     /// answered, rejected ones stopped.
+    /// The RtpStreamId's id when the answer takes both our simulcast encodings of `offered` (ours listed `a=rid`s,
+    /// the answer's `a=simulcast:recv` names them all and keeps the extension); nil sends one encoding.
+    static func simulcast(offered: MediaDescription, answered: MediaDescription) -> UInt8? {
+        let rids = offered.attributes.filter { $0.name == "rid" }.compactMap { $0.value?.split(separator: " ").first.map(String.init) }
+        guard rids == SupportedCodecs.simulcastRids, answered.acceptedSimulcast(of: rids) == rids,
+              let id = answered.extmaps.first(where: { $0.uri == Extmap.ridURI }).flatMap({ UInt8(exactly: $0.id) }),
+              (1...14).contains(id) else { return nil }
+        return id
+    }
+
     static func sections(answering answer: SessionDescription, tracks: [LocalTrack]) -> [OfferedSection] {
         answer.media.map { m in
             let kind = MediaKind(rawValue: m.kind) ?? .application
@@ -431,7 +455,8 @@ public final class PeerConnection {
                                midExtensionID: answered.extmaps.first { $0.uri == Extmap.midURI }.flatMap { UInt8(exactly: $0.id) },
                                transportSequenceID: answered.extmaps.first { $0.uri == TransportWideSequenceNumber.uri }
                                    .flatMap { UInt8(exactly: $0.id) }.flatMap { (1...14).contains($0) ? $0 : nil },
-                               transportFeedback: answered.feedback(for: pt).contains(TransportWideSequenceNumber.feedback)))
+                               transportFeedback: answered.feedback(for: pt).contains(TransportWideSequenceNumber.feedback),
+                               simulcastRidID: weOffered ? Self.simulcast(offered: section, answered: answered) : nil))
         }
         // Route by what the remote side sends: its MID extension id, its announced SSRCs, the negotiated PTs.
         var ids: [String: UInt8] = [:]
@@ -463,11 +488,23 @@ public final class PeerConnection {
             if let stream = audioReceives[n.mid] { router.expect(ssrc: stream.remoteSSRC, mid: mid) }
         }
         let videoSection = sections.first { $0.kind == .video && $0.send }
-        if videoSection?.mid != videoSendMid || videoSend == nil { videoSend = nil }
+        if videoSection?.mid != videoSendMid || videoSend == nil || (videoSection?.simulcastRidID != nil) != (lowVideoSend != nil) {
+            videoSend = nil
+            lowVideoSend = nil
+        }
+        if let video = videoSection, let ridID = video.simulcastRidID, lowVideoSend == nil {
+            var c = VideoSendStream.Configuration(ssrc: configuration.lowVideoSSRC, payloadType: video.payloadType, cname: configuration.cname)
+            c.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
+            c.headerExtensions = sendExtensions(video, rid: (ridID, SupportedCodecs.simulcastRids[1]))
+            c.bitrate = TargetBitrateController(maximum: SendController.maximumBitrate)
+            lowVideoSend = VideoSendStream(configuration: c)
+            sentLowKeyframe = false
+            if transport?.isSecure == true { out.events.append(.lowKeyframeRequested) }
+        }
         if let video = videoSection, videoSend == nil {
             var c = VideoSendStream.Configuration(ssrc: configuration.videoSSRC, payloadType: video.payloadType, cname: configuration.cname)
             c.initialSequenceNumber = UInt16.random(in: 0...0x7FFF)
-            c.headerExtensions = sendExtensions(video)
+            c.headerExtensions = sendExtensions(video, rid: video.simulcastRidID.map { ($0, SupportedCodecs.simulcastRids[0]) })
             // The stream's own ceiling is the estimator's: what video may use is the encoder's business
             // (`--max-video-kbps`, the encoding plan), not a second, lower cap here.
             c.bitrate = TargetBitrateController(maximum: SendController.maximumBitrate)
@@ -593,9 +630,11 @@ public final class PeerConnection {
 
     /// RFC 8843 §15.1: the MID header extension lets the peer route packets before it has learned the SSRCs. With
     /// a send-side estimate, a transport-wide sequence number too, stamped as each packet leaves (`sendRTP`).
-    private func sendExtensions(_ n: Negotiated) -> RTPHeaderExtensions? {
+    private func sendExtensions(_ n: Negotiated, rid: (id: UInt8, value: String)? = nil) -> RTPHeaderExtensions? {
         var elements: [RTPHeaderExtensionElement] = []
         if let id = n.midExtensionID, id >= 1, id <= 14 { elements.append(RTPHeaderExtensionElement(id: id, data: Array(n.mid.utf8))) }
+        // On every packet, as browsers do: the receiver may join late or lose the first ones (RFC 8852 §4).
+        if let rid, rid.id >= 1, rid.id <= 14 { elements.append(RTPHeaderExtensionElement(id: rid.id, data: Array(rid.value.utf8))) }
         if sendEstimator != nil, let id = transportSequenceID { elements.append(TransportWideSequenceNumber.placeholder(id: id)) }
         return elements.isEmpty ? nil : .elements(elements)
     }
@@ -760,6 +799,10 @@ public final class PeerConnection {
         if videoSend != nil {
             for resend in videoSend!.handleRTCP(packets, estimate: sendEstimator?.target, now: now) { sendRTP(resend, now: now) }
             if videoSend!.takeKeyframeRequest(now: now) { out.events.append(.keyframeRequested) }
+            if lowVideoSend != nil {
+                for resend in lowVideoSend!.handleRTCP(packets, estimate: nil, now: now) { sendRTP(resend, now: now) }
+                if lowVideoSend!.takeKeyframeRequest(now: now) { out.events.append(.lowKeyframeRequested) }
+            }
             if let rtt = videoSend!.statistics.roundTripTime {
                 for mid in videoReceives.keys { videoReceives[mid]!.roundTripTime = rtt }
             }
@@ -794,6 +837,7 @@ public final class PeerConnection {
         guard transport?.isSecure == true else { return }
         if reports {
             if videoSend != nil, let sr = videoSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
+            if lowVideoSend != nil, let sr = lowVideoSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             if audioSend != nil, let sr = audioSend!.pollReport(now: now) { sendRTCP(sr, now: now) }
             for mid in audioReceives.keys.sorted() { if let rr = audioReceives[mid]!.pollReport(now: now) { sendRTCP(rr, now: now) } }
             // Reduced-size RTCP (RFC 5506), which every peer that negotiates transport-cc also accepts.

@@ -58,6 +58,10 @@ extension PeerConnection {
         public var dataChannels = true
         /// Our `a=max-message-size`: the largest data-channel message we take (RFC 8841 §6).
         public var maxMessageSize = 256 * 1024
+        /// Offer our video as two simulcast encodings, the full one and the low one (RFC 8853), for a forwarding
+        /// server to pick from per receiver; the low one's SSRC.
+        public var simulcast = false
+        public var lowVideoSSRC: SSRC
         /// Remote candidates are used only if this says yes (e.g. loopback-only tests never contact other addresses).
         public var acceptRemoteAddress: @Sendable (IPAddress) -> Bool = { _ in true }
 
@@ -65,6 +69,7 @@ extension PeerConnection {
             self.localHosts = localHosts
             self.audioSSRC = audioSSRC
             self.videoSSRC = videoSSRC
+            lowVideoSSRC = SSRC(videoSSRC.rawValue ^ 0x5A5A_0001)
             self.cname = cname
             self.streamID = streamID
         }
@@ -97,6 +102,8 @@ extension PeerConnection {
         /// client: transmits `from` the relayed address, and what the server relays back arrives `to` it.
         case addLocalRelayed(relayed: TransportAddress, mapped: TransportAddress?)
         case sendVideo(EncodedVideoFrame)
+        /// A frame of the low encoding, for the simulcast section's second stream (`Configuration.simulcast`).
+        case sendLowVideo(EncodedVideoFrame)
         case sendAudio(packet: [UInt8], isDTX: Bool)
         /// The decoder of section `mid` refused a frame: wait for a keyframe and ask for one (PLI, docs/webrtc-interop.md §7).
         case decodeFailed(mid: String)
@@ -131,6 +138,8 @@ extension PeerConnection {
         case sectionsChanged([SectionState])
         /// The peer asked for a keyframe (PLI/FIR, coalesced), or the connection just came up.
         case keyframeRequested
+        /// The same for the simulcast section's low encoding.
+        case lowKeyframeRequested
         /// A data channel opened (by us or the peer), carried a message, changed its queued bytes, or closed.
         case dataChannel(DataChannelEvent)
         /// Something was wrong with a signalled input (bad SDP, missing fingerprint); the connection goes on or fails.

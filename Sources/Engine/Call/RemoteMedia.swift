@@ -28,6 +28,7 @@ final class RemoteMedia {
     /// - Parameters: `now` monotonic seconds (frame rate, freezes); `wallMillis` the wall clock (test-card latency).
     func decode(_ frame: ReceivedVideoFrame, now: Double, wallMillis: UInt32) -> Bool {
         video.framesReceived += 1
+        video.bytesReceived &+= UInt64(frame.data.count)
         let picture: VideoFrame?
         do {
             picture = try vp8.decode(frame.data, timestamp: Double(frame.rtpTimestamp) / 90_000)

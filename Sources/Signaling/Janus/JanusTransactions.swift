@@ -4,7 +4,7 @@ struct JanusTransactions {
     enum Kind: Equatable {
         case createSession, attachPublisher, attachSubscriber, keepalive, destroy
         case joinPublisher, createRoom, publish, configureSending, leave
-        case joinSubscriber, subscribe, start
+        case joinSubscriber, subscribe, start, configureSubscription
 
         /// The request's name as the user would read it in a timeout.
         var name: String {
@@ -16,7 +16,7 @@ struct JanusTransactions {
             case .joinPublisher, .joinSubscriber: "join"
             case .createRoom: "create room"
             case .publish: "publish"
-            case .configureSending: "configure"
+            case .configureSending, .configureSubscription: "configure"
             case .leave: "leave"
             case .subscribe: "subscribe"
             case .start: "start"

@@ -17,6 +17,9 @@ public struct JanusVideoRoomClient: Sendable {
         case subscriberAnswer(sdp: String)
         /// Mute / video off: Janus stops relaying the mids (`configure` with per-mid `send`).
         case setSending(audio: Bool, video: Bool)
+        /// Which simulcast layer (Janus's `substream`: 0 the lowest) to receive on each video section of the
+        /// subscription, by mid; sent once the subscription is joined, only for sections it has.
+        case setSubstreams([String: Int])
         /// Leave the room and destroy the session; `.ended` follows.
         case leave
         /// The output's deadline has passed.
@@ -116,6 +119,7 @@ public struct JanusVideoRoomClient: Sendable {
             wantAudio = audio
             wantVideo = video
             effects = publishing == .published && phase == .joined ? applySending(now: now) : []
+        case .setSubstreams(let wanted): effects = configureSubstreams(wanted, now: now)
         case .leave: effects = leave(now: now)
         case .timer: effects = timer(now: now)
         }
@@ -240,6 +244,20 @@ public struct JanusVideoRoomClient: Sendable {
                        body: [("request", .string("configure")), ("streams", .array(streams))])
     }
 
+    /// "substream: substream to receive (0-2), in case simulcasting is enabled" (janus_videoroom.c, subscriber
+    /// `configure`, per stream by `mid`). Sections Janus no longer lists are left out.
+    private mutating func configureSubstreams(_ wanted: [String: Int], now: MonotonicInstant) -> [Effect] {
+        guard phase == .joined, case .joined(let handle) = subscription.handle else { return [] }
+        let video = Set(lastStreams.filter { $0.kind == .video && $0.active }.map(\.mid))
+        let streams: [JSONValue] = wanted.keys.sorted().compactMap { mid in
+            guard video.contains(mid), let substream = wanted[mid], (0...2).contains(substream) else { return nil }
+            return .object([("mid", .string(mid)), ("substream", .integer(Int64(substream)))])
+        }
+        guard !streams.isEmpty else { return [] }
+        return message(.configureSubscription, handle: handle, now: now,
+                       body: [("request", .string("configure")), ("streams", .array(streams))])
+    }
+
     private mutating func subscriberAnswer(_ sdp: String, now: MonotonicInstant) -> [Effect] {
         guard phase == .joined, case .joined(let handle) = subscription.handle else {
             return [.log("ignored a subscriber answer: no subscriber offer to answer")]
@@ -284,7 +302,7 @@ public struct JanusVideoRoomClient: Sendable {
         for pending in transactions.expire(now: now) {
             let text = JanusFailureText.timeout(request: pending.kind.name, seconds: configuration.requestTimeout)
             switch pending.kind {
-            case .configureSending, .start, .leave, .destroy, .subscribe:
+            case .configureSending, .configureSubscription, .start, .leave, .destroy, .subscribe:
                 // A `subscribe` Janus may still carry out is not sent again: that would be a second m-line.
                 effects.append(.log(text))
             case .joinSubscriber:
@@ -418,7 +436,7 @@ public struct JanusVideoRoomClient: Sendable {
         if code == 458 { return fail(text, sessionAlive: false) }
         if code == 459, [.publish, .configureSending, .leave].contains(pending.kind) { return fail(text, now: now) }
         switch pending.kind {
-        case .configureSending, .start, .leave, .destroy:
+        case .configureSending, .configureSubscription, .start, .leave, .destroy:
             return [.log(text)]
         case .joinSubscriber, .subscribe:
             return subscriptionFailed(pending, text: text, now: now)
@@ -637,7 +655,7 @@ public struct JanusVideoRoomClient: Sendable {
         switch event {
         case .error(let code, let reason):
             let text = "Janus refused '\(pending?.kind.name ?? "?")' on the subscriber handle: \(JanusChecked.shown(reason, maxBytes: limits.maxReasonBytes)) (\(code))"
-            guard let pending, pending.kind != .start else { return [.log(text)] }
+            guard let pending, pending.kind != .start, pending.kind != .configureSubscription else { return [.log(text)] }
             return subscriptionFailed(pending, text: text, now: now)
         case .attached(let streams):
             guard case .joining(let handle) = subscription.handle else { return [.log("ignored an unexpected 'attached'")] }

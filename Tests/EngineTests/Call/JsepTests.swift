@@ -45,6 +45,36 @@ import Testing
         #expect(answer.media[1].ssrcs.contains(SsrcAttribute(ssrc: SSRC(2222), name: "cname", value: "c")))
     }
 
+    /// RFC 8853/8851 as browsers offer it and Janus takes it: rids highest first, the RtpStreamId extension, no
+    /// `a=ssrc`; an answer's `a=simulcast:recv` accepts the rids it lists (alternatives and paused ones aside).
+    @Test func aSimulcastOfferListsItsRidsAndAnAnswerAcceptsThem() throws {
+        var sections = [OfferedSection(mid: "0", kind: .audio, direction: .sendonly, track: audio),
+                        OfferedSection(mid: "1", kind: .video, direction: .sendonly, track: video)]
+        sections[1].simulcastRids = SupportedCodecs.simulcastRids
+        let offer = SessionDescription.makeOffer(sessionID: "1", transport: transport, sections: sections)
+        let text = offer.sdpText
+        for line in ["a=rid:h send", "a=rid:l send", "a=simulcast:send h;l", "a=extmap:4 \(Extmap.ridURI)"] {
+            #expect(text.contains(line + "\r\n"), "\(line)")
+        }
+        #expect(offer.media[1].ssrcs.isEmpty && !offer.media[0].ssrcs.isEmpty)
+        #expect(offer.media[1].msids == [MediaStreamID(stream: "conftui", track: "v0")])
+        #expect(try SessionDescription(parsing: text) == offer)
+
+        var answer = MediaDescription(kind: "video", formats: ["96"])
+        answer.extmaps = [Extmap(id: 4, uri: Extmap.ridURI)]
+        answer.attributes = [SdpAttribute(name: "rid", value: "h recv"), SdpAttribute(name: "rid", value: "l recv"),
+                             SdpAttribute(name: "simulcast", value: "recv h;l")]
+        #expect(PeerConnection.simulcast(offered: offer.media[1], answered: answer) == 4)
+        answer.attributes[2].value = "recv h,x;~l"
+        #expect(answer.acceptedSimulcast(of: ["h", "l"]) == ["h"])
+        #expect(PeerConnection.simulcast(offered: offer.media[1], answered: answer) == nil)
+        answer.attributes[2].value = "send h;l"   // not an answer to ours
+        #expect(PeerConnection.simulcast(offered: offer.media[1], answered: answer) == nil)
+        answer.attributes[2].value = "recv h;l"
+        answer.extmaps = []   // the extension refused: no way to name the encodings
+        #expect(PeerConnection.simulcast(offered: offer.media[1], answered: answer) == nil)
+    }
+
     @Test func sectionsWithoutRtcpMuxOrCodecAreRejected() throws {
         var offer = try SessionDescription(parsing: SdpFixtures.chromeOffer)
         offer.media[0].rtcpMux = false

@@ -154,6 +154,8 @@ public struct Extmap: Hashable, Sendable {
     public var attributes: String?
 
     public static let midURI = "urn:ietf:params:rtp-hdrext:sdes:mid"
+    /// RFC 8852's RtpStreamId: which simulcast encoding (`a=rid`) a packet belongs to.
+    public static let ridURI = "urn:ietf:params:rtp-hdrext:sdes:rtp-stream-id"
     /// The transport-wide sequence number congestion control feedback is keyed on (docs/congestion-control.md).
     public static let transportWideCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
