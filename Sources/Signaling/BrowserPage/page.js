@@ -26,8 +26,18 @@
  * panel sends to every open channel; a file offer waits for Accept or Refuse. ?say=TEXT (repeatable) sends TEXT to
  * each peer once its channel opens; ?acceptFiles=1 accepts every offer; ?echo=1 answers a chat "ping X" with "pong X".
  *
+ * Janus mode (?janus=ws://HOST:8188/&room=1234, optional &pin=PIN; the "Janus mode" section below): the page joins a
+ * Janus VideoRoom instead of a SkyRTC room, with the same grid, labels and buttons; no chat (no data channels there).
+ * The state keeps the shape below with `you` our feed id (a string), `room` the room number (a string), `peers`
+ * keyed by feed id (role "subscriber", `display` = `name`, figures from the one subscriber connection by mid, `media`
+ * inferred from packets that stop), plus `mode: "janus"`, per peer `fps` (frames decoded per second over the last ~3
+ * s), `talking` and `mids`, and `janus`: {url, room, feed, privateId, sessionId, createdRoom, publisherConnection,
+ * subscriberConnection, subscription, subscribed, streams (the latest attached/updated list), offersAnswered,
+ * postponed, mids {audio, video}, sent {bytesSent, framesEncoded, packetsSent}, coreEvents, error: null or {code
+ * (Janus's error_code, null for other failures), text}}; `signaling` is "failed" after a Janus error.
+ *
  * Test hook:
- *   window.conftui.state() -> Promise of {you (null until `_peers`), room (the fragment, "" = default),
+ *   window.conftui.state() -> Promise of {mode ("skyrtc"|"janus"), you (null until `_peers`), room (the fragment, "" = default),
  *       name (our display name from ?name=, null if none),
  *       media: "camera"|"synthetic" (null until local media is ready), mediaDescription,
  *       signaling: "connecting"|"joined"|"left"|"disconnected",
