@@ -97,17 +97,24 @@ def decodes_page(participant: JanusParticipant, page_feed: str) -> bool:
     return seen.get("fps", 0) >= MIN_FPS and (seen.get("lastFrameAgo") or 99) < 1.0
 
 
-def test_page_in_a_janus_room_meets_two_aiortc_participants(tmp_path) -> None:
+def test_page_in_a_janus_room_meets_aiortc_participants(tmp_path) -> None:
     started = time.monotonic()
     pages: list[Page] = []
     with emulated_internet() as net, JanusServer(net, tmp_path) as janus, Chromium(netns=net.public) as chromium:
         with evidence_on_failure(PagesEvidence(pages), chromium) as evidence:
-            alice = evidence.add(JanusParticipant(net, net.public, janus.url, ROOM, "alice", 1, tmp_path, tone=440))
-            bob = evidence.add(JanusParticipant(net, net.public, janus.url, ROOM, "bob", 2, tmp_path, tone=660))
+            # alice is there before the page (its subscriber `join`), bob comes after it (a `subscribe` and an
+            # `updated` offer on the live subscription).
             server = page_server_in(net, tmp_path)
             evidence.add(server, close=server.stop)
-            evidence.add(janus)   # last: the others leave before its log is printed
-            a, b = str(alice.wait_joined()), str(bob.wait_joined())
+            evidence.add(janus)
+
+            def participant(name: str, number: int, tone: float) -> JanusParticipant:
+                # Its evidence before Janus's: it leaves (and writes its last report) before Janus stops.
+                joining = JanusParticipant(net, net.public, janus.url, ROOM, name, number, tmp_path, tone=tone)
+                evidence.witnesses.insert(evidence.witnesses.index(janus), joining)
+                return joining
+            alice = participant("alice", 1, 440)
+            a = str(alice.wait_joined())
 
             query = urllib.parse.urlencode({"janus": janus.url, "room": ROOM, "name": "Ada"})
             url = f"{server.http_url}?{query}"
@@ -116,6 +123,8 @@ def test_page_in_a_janus_room_meets_two_aiortc_participants(tmp_path) -> None:
             joined = wait_for("the page joins the Janus room", 10, lambda s: s["you"] and s, page)
             assert joined["mode"] == "janus" and joined["room"] == str(ROOM) and joined["signaling"] == "joined"
             me = joined["you"]
+            bob = participant("bob", 2, 660)
+            b = str(bob.wait_joined())
 
             def both_decoded(state: dict):
                 peers = state["peers"]
@@ -151,6 +160,23 @@ def test_page_in_a_janus_room_meets_two_aiortc_participants(tmp_path) -> None:
             later = wait_for("the page still decodes alice", 5,
                              lambda s: s["peers"][a]["fps"] >= MIN_FPS and s, page, alice)
             assert decodes_page(alice, me), "alice stopped decoding the page after bob left"
+
+            # carol comes after bob's sections were freed: Janus may give her bob's mids (new SSRCs); the page's
+            # tile and figures must follow the latest `streams` list, not the mid.
+            carol_started = time.monotonic()
+            carol = participant("carol", 3, 880)
+            c = str(carol.wait_joined())
+            bob_mids = second["peers"][b]["mids"]
+            with_carol = wait_for(f"the page decodes carol at {MIN_FPS} frames/s", 15,
+                                  lambda s: set(s["peers"]) == {a, c} and s["peers"][c]["fps"] >= MIN_FPS
+                                  and s["peers"][a]["fps"] >= MIN_FPS and s, page, alice, carol)
+            assert page.evaluate(TILE_NAMES) == ["alice", "carol"]
+            assert with_carol["peers"][c]["display"] == "carol"
+            # Only carol's own frames count as hers (15 a second since she started), none of bob's on the same mid.
+            carol_frames = with_carol["peers"][c]["framesDecoded"]
+            assert carol_frames <= 15 * (time.monotonic() - carol_started) + 5, f"carol: {carol_frames} frames"
+            print(f"bob's mids {bob_mids}, carol's {with_carol['peers'][c]['mids']}")
+            later = with_carol
             assert later["janus"]["error"] is None, later["janus"]
             # The page is self-contained: nothing but itself and Janus's WebSocket.
             assert set(page.requests) <= {url, janus.url}, page.requests
