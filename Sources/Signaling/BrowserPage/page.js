@@ -1273,7 +1273,7 @@ function janusJoin() {
       transactions: new Map(), keepalive: null, subState: "none", subscribed: new Set(), pendingFeeds: [],
       names: new Map(), midToFeed: new Map(), streams: [], pubPc: null, subPc: null, offers: Promise.resolve(),
       offersAnswered: 0, postponed: 0, audioMid: null, videoMid: null, createdRoom: false, error: null,
-      events: [], samples: [], sampler: null,
+      events: [], samples: [], sampler: null, bases: new Map(),
     },
   };
   session = s;
@@ -1529,8 +1529,12 @@ async function janusEvent(s, message) {
     if (event === "attached" || event === "updated") {
       if (Array.isArray(data.streams)) {
         j.streams = data.streams;
-        j.midToFeed = new Map(data.streams.filter(st => st && st.feed_id != null && st.active !== false)
+        const map = new Map(data.streams.filter(st => st && st.feed_id != null && st.active !== false)
           .map(st => [String(st.mid), String(st.feed_id)]));
+        const moved = [...map].filter(([mid, feed]) => j.midToFeed.has(mid) && j.midToFeed.get(mid) !== feed);
+        // Before answering (Janus sends the new feed on a mid only after `start`).
+        if (moved.length) await janusRebase(s, moved);
+        j.midToFeed = map;
       }
       if (message.jsep && message.jsep.type === "offer") await janusAnswer(s, message.jsep);
       else janusReconcile(s);
@@ -1682,6 +1686,36 @@ function janusReconcile(s) {
   }
 }
 
+const JANUS_COUNTERS = ["packetsReceived", "bytesReceived", "framesDecoded", "freezeCount", "totalAudioEnergy"];
+
+/**
+ * Janus reuses a freed mid for a later feed, and when no offer made the section inactive in between, it keeps that
+ * section's SSRC: the receiver's counters go on from the previous feed's. What they held when the mid changed hands
+ * is the new feed's zero.
+ */
+async function janusRebase(s, moved) {
+  const j = s.janus;
+  if (!j.subPc) return;
+  const report = await j.subPc.getStats();
+  for (const [mid, feed] of moved) {
+    j.bases.delete(mid);
+    report.forEach(stat => {
+      if (stat.type !== "inbound-rtp" || String(stat.mid) !== mid) return;
+      const base = { feed, ssrc: stat.ssrc };
+      for (const key of JANUS_COUNTERS) base[key] = stat[key] || 0;
+      j.bases.set(mid, base);
+      log("mid", mid, "now carries feed", feed + "; its receiver's counters so far (ssrc " + stat.ssrc + ", "
+          + base.packetsReceived + " packets) were the previous feed's");
+    });
+  }
+}
+
+function janusSince(stat, base) {
+  const result = { ...stat };
+  for (const key of JANUS_COUNTERS) result[key] = Math.max(0, (stat[key] || 0) - base[key]);
+  return result;
+}
+
 /** {mid: Set of SSRCs} of the sections of an SDP. */
 function ssrcsByMid(sdp) {
   const result = new Map();
@@ -1709,12 +1743,14 @@ async function janusStats(s) {
   const report = await j.subPc.getStats();
   const byId = new Map();
   report.forEach(stat => byId.set(stat.id, stat));
-  for (const stat of byId.values()) {
+  for (let stat of byId.values()) {
     if (stat.type === "inbound-rtp") {
       const feed = stat.mid == null ? undefined : j.midToFeed.get(String(stat.mid));
       const known = ssrcs.get(String(stat.mid));
       if (feed === undefined || !out.has(feed) || (known && known.size && !known.has(stat.ssrc))) continue;
       const summary = out.get(feed);
+      const base = j.bases.get(String(stat.mid));
+      if (base && base.feed === feed && base.ssrc === stat.ssrc) stat = janusSince(stat, base);
       summary.packetsReceived += stat.packetsReceived || 0;
       summary.bytesReceived += stat.bytesReceived || 0;
       if (stat.kind === "video") {
