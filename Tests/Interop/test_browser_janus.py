@@ -193,7 +193,8 @@ def test_pages_in_a_janus_room_see_mute_state_and_janus_errors(tmp_path) -> None
     """Two pages: the first creates room 4321 with a PIN (426, then `create`), the second joins with it; one page's
     Mute and Video off (`configure` with `send: false`) show on the other's tile as "muted" and "video off" (from the
     packets that stop: Janus sends no event), and go when switched back. A page with a wrong PIN shows Janus's 433,
-    and a page in a full room (one publisher) its 432, in the page, its log and its state."""
+    a page in a full room (one publisher) its 432, in the page, its log and its state; so does a page with no Janus
+    at its URL, or no room number."""
     started = time.monotonic()
     pages: list[Page] = []
     with emulated_internet() as net, JanusServer(net, tmp_path) as janus, Chromium(netns=net.public) as chromium:
@@ -244,4 +245,12 @@ def test_pages_in_a_janus_room_see_mute_state_and_janus_errors(tmp_path) -> None
             full = wait_for("Bo finds room 5555 full", 10, lambda s: s["signaling"] == "failed" and s, bo)
             assert full["janus"]["error"]["code"] == 432, full["janus"]
             assert "432" in bo.evaluate("document.getElementById('error').textContent")
+
+            # No Janus there, and no room number: said as clearly.
+            eve.navigate(f"{server.http_url}?janus=ws://{PUBLIC_ADDRESS}:9/&room=1234&name=Eve", PAGE_READY)
+            gone = wait_for("Eve finds no Janus", 10, lambda s: s["signaling"] == "disconnected" and s, eve)
+            assert "could not connect to Janus" in gone["janus"]["error"]["text"], gone["janus"]
+            bo.navigate(f"{server.http_url}?janus={urllib.parse.quote(janus.url)}&room=lobby", PAGE_READY)
+            bad = wait_for("Bo's room is no number", 5, lambda s: s["signaling"] == "failed" and s, bo)
+            assert "room number" in bo.evaluate("document.getElementById('error').textContent"), bad["janus"]
             print(f"passed in {time.monotonic() - started:.1f} s")

@@ -1253,7 +1253,8 @@ const janusMode = params.has("janus");
 
 function janusRoom() {
   const text = params.get("room") || roomFromFragment();
-  return /^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : null;
+  // Janus's ids are below 2^53 (janus_random_uint64), so a JavaScript number holds them exactly; so must the room.
+  return /^[1-9][0-9]{0,15}$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : null;
 }
 
 function janusTransaction() {
@@ -1300,7 +1301,7 @@ function janusJoin() {
     return media;
   });
   if (!/^wss?:\/\/[^/]/.test(url)) return janusFail(s, null, "?janus= must be a ws:// or wss:// URL of Janus's WebSocket transport");
-  if (room === null) return janusFail(s, null, "?room= must be a Janus room number (1 to 16 digits)");
+  if (room === null) return janusFail(s, null, "?room= must be a Janus room number (1 to 9007199254740991)");
   log("connecting to Janus", url, "room", room);
   let ws;
   try {
