@@ -1236,7 +1236,8 @@ ui.fileSend.addEventListener("click", () => {
 //   `attached` or `updated` is answered with `start`, in order; an empty `updating` (postponed) is only counted:
 //   Janus may coalesce several requests into one later offer, so nothing waits for an offer it asked for;
 // - the `streams` list of the latest `attached`/`updated` is the only map from a section (mid) to a feed: Janus
-//   reuses freed mids for later feeds (with new SSRCs, so the stats are matched by the SSRCs of the offer too);
+//   reuses freed mids for later feeds (stats are matched by mid and by the offer's SSRCs, and a handed-over mid's
+//   counters start from the handover: janusRebase);
 // - `leaving`/`unpublished` remove the feed's tile (and `unsubscribe` it, which frees its sections);
 // - Mute and Video use `configure` with `streams: [{mid, send}]`: Janus stops relaying that mid. Janus 1.1.2 tells
 //   the others nothing about it, so a tile's "muted"/"video off" is inferred from packets that stopped arriving.
