@@ -26,8 +26,18 @@
  * panel sends to every open channel; a file offer waits for Accept or Refuse. ?say=TEXT (repeatable) sends TEXT to
  * each peer once its channel opens; ?acceptFiles=1 accepts every offer; ?echo=1 answers a chat "ping X" with "pong X".
  *
+ * Janus mode (?janus=ws://HOST:8188/&room=1234, optional &pin=PIN; the "Janus mode" section below): the page joins a
+ * Janus VideoRoom instead of a SkyRTC room, with the same grid, labels and buttons; no chat (no data channels there).
+ * The state keeps the shape below with `you` our feed id (a string), `room` the room number (a string), `peers`
+ * keyed by feed id (role "subscriber", `display` = `name`, figures from the one subscriber connection by mid, `media`
+ * inferred from packets that stop), plus `mode: "janus"`, per peer `fps` (frames decoded per second over the last ~3
+ * s), `talking` and `mids`, and `janus`: {url, room, feed, privateId, sessionId, createdRoom, publisherConnection,
+ * subscriberConnection, subscription, subscribed, streams (the latest attached/updated list), offersAnswered,
+ * postponed, mids {audio, video}, sent {bytesSent, framesEncoded, packetsSent}, coreEvents, error: null or {code
+ * (Janus's error_code, null for other failures), text}}; `signaling` is "failed" after a Janus error.
+ *
  * Test hook:
- *   window.conftui.state() -> Promise of {you (null until `_peers`), room (the fragment, "" = default),
+ *   window.conftui.state() -> Promise of {mode ("skyrtc"|"janus"), you (null until `_peers`), room (the fragment, "" = default),
  *       name (our display name from ?name=, null if none),
  *       media: "camera"|"synthetic" (null until local media is ready), mediaDescription,
  *       signaling: "connecting"|"joined"|"left"|"disconnected",
@@ -341,6 +351,7 @@ function makeTile(name, isSelf) {
 // Signaling and the mesh.
 
 function join() {
+  if (janusMode) return janusJoin();
   const room = roomFromFragment();
   const s = {
     room, you: "", signaling: "connecting", peers: new Map(), media: null, closed: false,
@@ -467,6 +478,7 @@ function setPeerMedia(peer, state) {
 
 /** Tells the room our microphone and camera state (`__media_state`; the original server ignores the event). */
 function announceMedia(s) {
+  if (s && s.janus) return janusConfigureMedia(s);
   if (!s || s.closed || !s.you || !s.media) return;
   const audio = s.media.audioTrack, video = s.media.videoTrack;
   send(s, "__media_state", { audioMuted: !(audio && audio.enabled), videoOn: !!(video && video.enabled) });
@@ -656,6 +668,7 @@ function closePeer(s, peer) {
 }
 
 function end(s, signaling, reason) {
+  if (s.janus) return janusEnd(s, signaling, reason);
   if (s.closed) return;
   s.closed = true;
   s.signaling = signaling;
@@ -686,10 +699,13 @@ function updateStatus() {
   if (!s) return;
   const parts = ["room " + (s.room === "" ? "(default)" : s.room)];
   parts.push("you " + (ownName ? ownName + " " : "") + (s.you ? short(s.you) : "…"));
-  const connected = [...s.peers.values()].filter(p => p.pc.connectionState === "connected").length;
+  const connected = s.janus
+    ? (s.janus.subPc && s.janus.subPc.connectionState === "connected" ? s.peers.size : 0)
+    : [...s.peers.values()].filter(p => p.pc.connectionState === "connected").length;
   parts.push(s.peers.size + (s.peers.size === 1 ? " peer" : " peers") + " (" + connected + " connected)");
   if (s.media) parts.push(s.media.description);
   parts.push(s.signaling);
+  if (s.janus) parts.unshift("Janus");
   ui.status.textContent = parts.join(" · ");
   updateChatControls();
 }
@@ -827,7 +843,7 @@ function showNote(text) {
 function updateChatControls() {
   const open = openPeers(session).length;
   ui.chatSend.disabled = ui.fileSend.disabled = open === 0;
-  ui.chatNote.textContent = open > 0 ? "" :
+  ui.chatNote.textContent = open > 0 ? "" : janusMode ? "No chat in a Janus room (it has no SkyRTC data channels)." :
     session && !session.closed && session.peers.size > 0 ? "No chat channel is open yet." : "Nobody to chat with.";
 }
 
@@ -1208,6 +1224,667 @@ ui.fileSend.addEventListener("click", () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
+// Janus mode (?janus=ws://HOST:8188/&room=1234): the page is a participant of a Janus VideoRoom (Janus 1.x,
+// multistream) instead of a SkyRTC mesh peer. Its own client of Janus's WebSocket API (subprotocol
+// "janus-protocol"), following the API comment at the top of Janus's src/plugins/janus_videoroom.c:
+// - `create` a session, a `keepalive` every 25 s (Janus drops a silent session after 60 s, media or not);
+// - `attach` janus.plugin.videoroom twice: a publisher handle and ONE subscriber handle for everybody else;
+// - `join` as publisher with `display` = ?name= (426 "no such room": `create` it and join again; 427 "exists" means
+//   someone else made it meanwhile); `publish` our audio and video (sendonly) with an offer; Janus answers;
+// - every other publisher (the `joined` list, later `publishers` events) goes onto the subscriber handle: the first
+//   by `join` ptype subscriber with `streams: [{feed}]`, later ones by `subscribe`. Every offer that comes with
+//   `attached` or `updated` is answered with `start`, in order; an empty `updating` (postponed) is only counted:
+//   Janus may coalesce several requests into one later offer, so nothing waits for an offer it asked for;
+// - the `streams` list of the latest `attached`/`updated` is the only map from a section (mid) to a feed: Janus
+//   reuses freed mids for later feeds (stats are matched by mid and by the offer's SSRCs, and a handed-over mid's
+//   counters start from the handover: janusRebase);
+// - `leaving`/`unpublished` remove the feed's tile (and `unsubscribe` it, which frees its sections);
+// - Mute and Video use `configure` with `streams: [{mid, send}]`: Janus stops relaying that mid. Janus 1.1.2 tells
+//   the others nothing about it, so a tile's "muted"/"video off" is inferred from packets that stopped arriving.
+// Chat and files need SkyRTC's data channels: there are none in a Janus room.
+
+const JANUS_KEEPALIVE_MS = 25 * 1000;
+const JANUS_REQUEST_TIMEOUT_MS = 15 * 1000;
+const JANUS_STALL_MS = 2000;       // a feed whose audio (video) packets stop this long counts as muted (video off)
+const JANUS_ERRORS = {
+  426: "no such room", 427: "the room already exists", 428: "no such feed", 429: "a mandatory element is missing",
+  432: "the room is full (no more publishers)", 433: "wrong or missing PIN",
+};
+const janusMode = params.has("janus");
+
+function janusRoom() {
+  const text = params.get("room") || roomFromFragment();
+  // Janus's ids are below 2^53 (janus_random_uint64), so a JavaScript number holds them exactly; so must the room.
+  return /^[1-9][0-9]{0,15}$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : null;
+}
+
+function janusTransaction() {
+  return Math.random().toString(36).slice(2, 12);
+}
+
+function janusJoin() {
+  const room = janusRoom();
+  const url = params.get("janus") || "";
+  const pin = params.get("pin");
+  const s = {
+    room: room === null ? String(params.get("room") || roomFromFragment()) : String(room), you: "",
+    signaling: "connecting", peers: new Map(), media: null, closed: false, selfTile: makeTile("you", true),
+    ws: null, mediaReady: null, channels: new Map(),
+    janus: {
+      url, room, pin, sessionId: null, pubHandle: null, subHandle: null, feed: null, privateId: null,
+      transactions: new Map(), keepalive: null, subState: "none", subscribed: new Set(), pendingFeeds: [],
+      names: new Map(), midToFeed: new Map(), streams: [], pubPc: null, subPc: null, offers: Promise.resolve(),
+      offersAnswered: 0, postponed: 0, audioMid: null, videoMid: null, createdRoom: false, error: null,
+      events: [], samples: [], sampler: null, bases: new Map(),
+    },
+  };
+  session = s;
+  ui.error.textContent = "";
+  ui.notice.textContent = "";
+  ui.mute.textContent = "Mute";
+  ui.video.textContent = "Video off";
+  ui.mute.hidden = ui.video.hidden = false;
+  ui.mute.removeAttribute("aria-pressed");
+  ui.video.removeAttribute("aria-pressed");
+  ui.rejoin.hidden = true;
+  ui.leave.hidden = false;
+  ui.leave.disabled = false;
+  s.selfTile.setState("starting media");
+  s.mediaReady = openMedia().then(media => {
+    if (s.closed) { media.stop(); return media; }
+    s.media = media;
+    media.setName(ownName || "you");
+    s.selfTile.show(media.stream);
+    showLocalState(s);
+    ui.mute.disabled = !media.audioTrack;
+    ui.video.disabled = !media.videoTrack;
+    updateStatus();
+    return media;
+  });
+  if (!/^wss?:\/\/[^/]/.test(url)) return janusFail(s, null, "?janus= must be a ws:// or wss:// URL of Janus's WebSocket transport");
+  if (room === null) return janusFail(s, null, "?room= must be a Janus room number (1 to 9007199254740991)");
+  log("connecting to Janus", url, "room", room);
+  let ws;
+  try {
+    ws = new WebSocket(url, "janus-protocol");
+  } catch (error) {
+    return janusFail(s, null, "cannot open " + url + ": " + error.message);
+  }
+  s.ws = ws;
+  ws.onopen = () => {
+    if (session !== s) return;
+    log("Janus connected (" + (ws.protocol || "no subprotocol") + ")");
+    janusConverse(s).catch(error => janusFail(s, error.code || null, error.message || String(error)));
+  };
+  ws.onmessage = event => {
+    if (session !== s || typeof event.data !== "string") return;
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch (error) {
+      return log("unreadable Janus message:", error);
+    }
+    if (message && typeof message === "object") janusReceive(s, message);
+  };
+  ws.onerror = () => log("Janus socket error");
+  ws.onclose = event => {
+    if (session !== s || s.closed) return;
+    const reason = s.signaling === "connecting" && !s.janus.sessionId
+      ? "could not connect to Janus at " + url + " (code " + event.code + ")"
+      : "disconnected from Janus (code " + event.code + ")";
+    janusFail(s, null, reason, "disconnected");
+  };
+  updateStatus();
+}
+
+/** A Janus error: shown in the page (#error), the log and the state (`janus.error`), and the room is left. */
+function janusFail(s, code, text, signaling = "failed") {
+  if (s.closed) return;
+  const known = code != null && JANUS_ERRORS[code] ? " (" + JANUS_ERRORS[code] + ")" : "";
+  const message = "Janus" + (code != null ? " error " + code : "") + ": " + text + known;
+  s.janus.error = { code: code == null ? null : Number(code), text: message };
+  ui.error.textContent = message;
+  log(message);
+  janusEnd(s, signaling, message);
+}
+
+function janusSend(s, body, handle = null) {
+  const transaction = janusTransaction();
+  const message = { ...body, transaction };
+  if (s.janus.sessionId !== null && body.janus !== "create") message.session_id = s.janus.sessionId;
+  if (handle !== null) message.handle_id = handle;
+  if (!s.ws || s.ws.readyState !== WebSocket.OPEN) throw new Error("the Janus socket is not open");
+  s.ws.send(JSON.stringify(message));
+  if (body.janus !== "keepalive" && body.janus !== "trickle") log("-> Janus", janusBrief(message));
+  return transaction;
+}
+
+/** Sends a request and resolves with its answer: `success`, or the plugin's `event` after Janus's `ack`. */
+function janusRequest(s, body, handle = null) {
+  return new Promise((resolve, reject) => {
+    let transaction;
+    try {
+      transaction = janusSend(s, body, handle);
+    } catch (error) {
+      return reject(error);
+    }
+    const timer = setTimeout(() => {
+      s.janus.transactions.delete(transaction);
+      reject(new Error("no answer from Janus to " + (body.body ? body.body.request : body.janus) + " within 15 s"));
+    }, JANUS_REQUEST_TIMEOUT_MS);
+    s.janus.transactions.set(transaction, { resolve: message => { clearTimeout(timer); resolve(message); },
+                                            ack: body.janus === "keepalive" });
+  });
+}
+
+function janusMessage(s, handle, request, jsep = null) {
+  const body = { janus: "message", body: request };
+  if (jsep) body.jsep = { type: jsep.type, sdp: jsep.sdp };
+  return janusRequest(s, body, handle);
+}
+
+const pluginData = message => (message.plugindata && message.plugindata.data) || {};
+
+/** A log line's view of a Janus message: without the SDP. */
+function janusBrief(message) {
+  return JSON.stringify(message, (key, value) => (key === "sdp" ? "(" + String(value).length + " bytes of SDP)" : value));
+}
+
+class JanusError extends Error {
+  constructor(code, text) {
+    super(text);
+    this.code = code;
+  }
+}
+
+function janusCheck(what, data) {
+  if (data.error_code != null || data.error != null) throw new JanusError(data.error_code, what + ": " + String(data.error || ""));
+  return data;
+}
+
+async function janusConverse(s) {
+  const j = s.janus;
+  const created = await janusRequest(s, { janus: "create" });
+  if (created.janus !== "success") throw new JanusError(null, "create session: " + janusBrief(created.error || created));
+  j.sessionId = created.data.id;
+  j.keepalive = setInterval(() => {
+    janusRequest(s, { janus: "keepalive" }).catch(error => log("keepalive:", error));
+  }, JANUS_KEEPALIVE_MS);
+  for (const role of ["pubHandle", "subHandle"]) {
+    const attached = await janusRequest(s, { janus: "attach", plugin: "janus.plugin.videoroom" });
+    if (attached.janus !== "success") throw new JanusError(null, "attach the VideoRoom: " + janusBrief(attached.error || attached));
+    j[role] = attached.data.id;
+  }
+  const joinBody = { request: "join", ptype: "publisher", room: j.room };
+  if (ownName) joinBody.display = ownName;
+  if (j.pin) joinBody.pin = j.pin;
+  let joined = pluginData(await janusMessage(s, j.pubHandle, joinBody));
+  if (joined.error_code === 426) {
+    log("room", j.room, "does not exist: creating it");
+    const create = { request: "create", room: j.room, publishers: 16, bitrate: 512000, fir_freq: 10,
+                     audiocodec: "opus", videocodec: "vp8", audiolevel_event: true };
+    if (j.pin) create.pin = j.pin;
+    const made = pluginData(await janusMessage(s, j.pubHandle, create));
+    if (made.videoroom === "created") j.createdRoom = true;
+    else if (made.error_code !== 427) {
+      throw new JanusError(made.error_code, "room " + j.room + " does not exist and could not be created: " + String(made.error || ""));
+    }
+    joined = pluginData(await janusMessage(s, j.pubHandle, joinBody));
+  }
+  janusCheck("join room " + j.room, joined);
+  if (joined.videoroom !== "joined") throw new JanusError(null, "join room " + j.room + ": " + janusBrief(joined));
+  j.feed = joined.id;
+  j.privateId = joined.private_id == null ? null : joined.private_id;
+  s.you = String(joined.id);
+  s.signaling = "joined";
+  log("joined Janus room", j.room, "as feed", s.you + (ownName ? " (" + ownName + ")" : ""), "with",
+      (joined.publishers || []).length, "publisher(s)");
+  s.selfTile.setName("you · " + (ownName || s.you));
+  if (s.media) s.media.setName(ownName || s.you);
+  updateStatus();
+  janusWant(s, Array.isArray(joined.publishers) ? joined.publishers : []);
+  j.sampler = setInterval(() => janusSample(s), 1000);
+  await janusPublish(s);
+}
+
+async function janusPublish(s) {
+  const j = s.janus;
+  const media = await s.mediaReady;
+  if (s.closed) return;
+  const pc = new RTCPeerConnection({ ...rtcConfiguration, bundlePolicy: "max-bundle" });
+  j.pubPc = pc;
+  pc.onicecandidate = event => janusTrickle(s, j.pubHandle, event.candidate);
+  pc.onconnectionstatechange = () => { log("publisher connection", pc.connectionState); updateStatus(); };
+  const audio = pc.addTransceiver(media.audioTrack || "audio", { direction: "sendonly", streams: [media.stream] });
+  const video = pc.addTransceiver(media.videoTrack || "video", { direction: "sendonly", streams: [media.stream] });
+  await pc.setLocalDescription(await pc.createOffer());
+  j.audioMid = audio.mid;
+  j.videoMid = video.mid;
+  const request = { request: "publish" };
+  if (ownName) request.display = ownName;
+  const answer = await janusMessage(s, j.pubHandle, request, pc.localDescription);
+  const data = janusCheck("publish", pluginData(answer));
+  if (data.configured !== "ok" || !answer.jsep) throw new JanusError(null, "publish: " + janusBrief(data));
+  await pc.setRemoteDescription(answer.jsep);
+  log("publishing", (data.audio_codec || "no audio") + " + " + (data.video_codec || "no video"));
+  // What was switched off before publishing stays off.
+  if ((media.audioTrack && !media.audioTrack.enabled) || (media.videoTrack && !media.videoTrack.enabled)) janusConfigureMedia(s);
+}
+
+function janusTrickle(s, handle, candidate) {
+  if (s.closed || handle === null) return;
+  const body = candidate && candidate.candidate
+    ? { janus: "trickle", candidate: { candidate: candidate.candidate, sdpMid: candidate.sdpMid, sdpMLineIndex: candidate.sdpMLineIndex } }
+    : { janus: "trickle", candidate: { completed: true } };
+  try {
+    janusSend(s, body, handle);
+  } catch (error) {
+    log("trickle:", error);
+  }
+}
+
+/** Mute and Video: Janus relays our audio (video) mid only while its `send` is true. */
+function janusConfigureMedia(s) {
+  const j = s.janus;
+  if (s.closed || !s.media || !j.pubPc || j.audioMid === null) return;
+  const streams = [];
+  if (s.media.audioTrack) streams.push({ mid: j.audioMid, send: s.media.audioTrack.enabled });
+  if (s.media.videoTrack) streams.push({ mid: j.videoMid, send: s.media.videoTrack.enabled });
+  janusMessage(s, j.pubHandle, { request: "configure", streams }).then(answer => {
+    const data = pluginData(answer);
+    if (data.error_code != null) log("configure refused:", data.error_code, String(data.error || ""));
+  }, error => log("configure:", error));
+}
+
+function janusReceive(s, message) {
+  const j = s.janus;
+  const kind = message.janus;
+  const waiting = message.transaction != null ? j.transactions.get(message.transaction) : undefined;
+  if (kind !== "ack" || !waiting) {
+    if (!(kind === "ack" || (kind === "event" && pluginData(message).videoroom === "talking"))) log("<- Janus", janusBrief(message));
+  }
+  if (waiting && (kind !== "ack" || waiting.ack)) {
+    j.transactions.delete(message.transaction);
+    waiting.resolve(message);
+  }
+  if (kind === "timeout" || kind === "detached") {
+    return janusFail(s, null, kind === "timeout" ? "the session timed out" : "a handle was detached", "disconnected");
+  }
+  if (kind === "hangup" || kind === "webrtcup" || kind === "media" || kind === "slowlink") {
+    const role = message.sender === j.pubHandle ? "publisher" : "subscriber";
+    j.events = j.events.slice(-19).concat(role + " " + kind + (message.type ? " " + message.type : "")
+      + (message.receiving != null ? " receiving " + message.receiving : "") + (message.reason ? " " + message.reason : ""));
+    return;
+  }
+  if (kind !== "event") return;
+  // Every plugin event goes through one queue, so offers are answered in the order they came.
+  j.offers = j.offers.then(() => (s.closed ? undefined : janusEvent(s, message))).catch(error => {
+    log("handling a Janus event failed:", error);
+  });
+}
+
+async function janusEvent(s, message) {
+  const j = s.janus;
+  const data = pluginData(message);
+  const event = data.videoroom;
+  if (message.sender === j.subHandle) {
+    if (event === "attached" || event === "updated") {
+      if (Array.isArray(data.streams)) {
+        j.streams = data.streams;
+        const map = new Map(data.streams.filter(st => st && st.feed_id != null && st.active !== false)
+          .map(st => [String(st.mid), String(st.feed_id)]));
+        const moved = [...map].filter(([mid, feed]) => j.midToFeed.has(mid) && j.midToFeed.get(mid) !== feed);
+        // Before answering (Janus sends the new feed on a mid only after `start`).
+        if (moved.length) await janusRebase(s, moved);
+        j.midToFeed = map;
+      }
+      if (message.jsep && message.jsep.type === "offer") await janusAnswer(s, message.jsep);
+      else janusReconcile(s);
+      if (event === "attached") {
+        j.subState = "joined";
+        const feeds = j.pendingFeeds.splice(0).filter(feed => s.peers.has(feed) && !j.subscribed.has(feed));
+        if (feeds.length) janusSubscribe(s, feeds);
+      }
+    } else if (event === "updating") {
+      j.postponed += 1;
+    } else if (data.error_code != null) {
+      log("subscriber:", data.error_code, String(data.error || ""));
+      if (j.subState === "joining") {
+        // The join failed (e.g. 428: a feed went meanwhile): join again with the feeds still there.
+        j.subState = "none";
+        j.subscribed.clear();
+        j.pendingFeeds = [];
+        janusWant(s, [...s.peers.values()].map(peer => ({ id: Number(peer.id), display: peer.name })));
+      }
+    }
+    return;
+  }
+  if (message.sender !== j.pubHandle) return;
+  if (data.error_code != null && !message.transaction) log("publisher:", data.error_code, String(data.error || ""));
+  if (Array.isArray(data.publishers) && event !== "joined") janusWant(s, data.publishers);
+  if (event === "event" && data.id != null && data.display != null && data.publishers == null && data.leaving == null) {
+    const feed = String(data.id);   // a (new) display name
+    j.names.set(feed, displayName(data.display));
+    const peer = s.peers.get(feed);
+    if (peer) janusRename(peer, displayName(data.display));
+  }
+  for (const key of ["leaving", "unpublished", "kicked"]) {
+    const feed = data[key];
+    if (typeof feed === "number" && feed !== j.feed) janusGone(s, String(feed), key);
+  }
+  if ((event === "talking" || event === "stopped-talking") && s.peers.has(String(data.id))) {
+    s.peers.get(String(data.id)).talking = event === "talking";
+  }
+}
+
+function janusRename(peer, name) {
+  if (name === peer.name) return;
+  peer.name = name;
+  peer.tile.setName(tileTitle(peer));
+}
+
+/** Publishers in `list` (objects with id, display, streams) get a tile and a place on the subscriber handle. */
+function janusWant(s, list) {
+  const j = s.janus;
+  const fresh = [];
+  for (const publisher of list) {
+    if (!publisher || typeof publisher.id !== "number" || publisher.id === j.feed) continue;
+    const feed = String(publisher.id);
+    const name = displayName(publisher.display) || j.names.get(feed) || null;
+    let peer = s.peers.get(feed);
+    if (peer) {
+      janusRename(peer, name);
+    } else {
+      peer = { id: feed, name, role: "subscriber", media: null, stream: new MediaStream(), tile: null, channel: null,
+               closed: false, talking: null, mids: [], seen: { audio: 0, video: 0, audioAt: 0, videoAt: 0 } };
+      peer.tile = makeTile(label(peer), false);
+      peer.tile.setState("subscribing");
+      s.peers.set(feed, peer);
+      log("publisher", feed, name ? "(" + name + ")" : "", "is in the room");
+    }
+    if (!j.subscribed.has(feed) && !j.pendingFeeds.includes(feed)) fresh.push(feed);
+  }
+  updateStatus();
+  if (fresh.length === 0) return;
+  if (j.subState === "none") {
+    j.subState = "joining";
+    for (const feed of fresh) j.subscribed.add(feed);
+    const body = { request: "join", ptype: "subscriber", room: j.room, streams: fresh.map(feed => ({ feed: Number(feed) })) };
+    if (j.privateId !== null) body.private_id = j.privateId;
+    if (j.pin) body.pin = j.pin;
+    janusMessage(s, j.subHandle, body).catch(error => log("subscriber join:", error));
+  } else if (j.subState === "joining") {
+    j.pendingFeeds.push(...fresh);
+  } else {
+    janusSubscribe(s, fresh);
+  }
+}
+
+function janusSubscribe(s, feeds) {
+  for (const feed of feeds) s.janus.subscribed.add(feed);
+  janusMessage(s, s.janus.subHandle, { request: "subscribe", streams: feeds.map(feed => ({ feed: Number(feed) })) })
+    .catch(error => log("subscribe:", error));
+}
+
+function janusGone(s, feed, why) {
+  const j = s.janus;
+  const peer = s.peers.get(feed);
+  j.pendingFeeds = j.pendingFeeds.filter(f => f !== feed);
+  if (j.subscribed.delete(feed) && j.subState === "joined") {
+    // After a clean `leave` Janus may send no `updated`: unsubscribing frees the feed's sections.
+    janusMessage(s, j.subHandle, { request: "unsubscribe", streams: [{ feed: Number(feed) }] }).catch(error => log("unsubscribe:", error));
+  }
+  if (!peer) return;
+  log("publisher", feed, peer.name ? "(" + peer.name + ")" : "", why === "leaving" ? "left" : why);
+  peer.closed = true;
+  peer.tile.remove();
+  s.peers.delete(feed);
+  updateStatus();
+}
+
+async function janusAnswer(s, offer) {
+  const j = s.janus;
+  if (!j.subPc) {
+    const pc = new RTCPeerConnection({ ...rtcConfiguration, bundlePolicy: "max-bundle" });
+    j.subPc = pc;
+    pc.onicecandidate = event => janusTrickle(s, j.subHandle, event.candidate);
+    pc.ontrack = () => janusReconcile(s);
+    pc.onconnectionstatechange = () => {
+      log("subscriber connection", pc.connectionState);
+      for (const peer of s.peers.values()) peer.tile.setState(pc.connectionState);
+      updateStatus();
+    };
+    pc.oniceconnectionstatechange = () => log("subscriber ice", pc.iceConnectionState);
+  }
+  await j.subPc.setRemoteDescription({ type: "offer", sdp: offer.sdp });
+  await j.subPc.setLocalDescription(await j.subPc.createAnswer());
+  janusMessage(s, j.subHandle, { request: "start" }, j.subPc.localDescription).then(answer => {
+    const data = pluginData(answer);
+    if (data.error_code != null) log("start refused:", data.error_code, String(data.error || ""));
+  }, error => log("start:", error));
+  j.offersAnswered += 1;
+  janusReconcile(s);
+}
+
+/** Each feed's tile plays exactly the tracks of the sections the latest `streams` list gives it. */
+function janusReconcile(s) {
+  const j = s.janus;
+  if (!j.subPc) return;
+  const wanted = new Map([...s.peers.keys()].map(feed => [feed, []]));
+  for (const transceiver of j.subPc.getTransceivers()) {
+    const feed = transceiver.mid == null ? undefined : j.midToFeed.get(String(transceiver.mid));
+    if (feed !== undefined && wanted.has(feed) && !transceiver.stopped) wanted.get(feed).push(transceiver);
+  }
+  for (const [feed, transceivers] of wanted) {
+    const peer = s.peers.get(feed);
+    const tracks = transceivers.map(t => t.receiver.track);
+    peer.mids = transceivers.map(t => String(t.mid));
+    for (const track of peer.stream.getTracks()) if (!tracks.includes(track)) peer.stream.removeTrack(track);
+    for (const track of tracks) if (!peer.stream.getTracks().includes(track)) peer.stream.addTrack(track);
+    if (tracks.length) {
+      peer.tile.show(peer.stream);
+      if (j.subPc.connectionState === "connected") peer.tile.setState("connected");
+    }
+  }
+}
+
+const JANUS_COUNTERS = ["packetsReceived", "bytesReceived", "framesDecoded", "freezeCount", "totalAudioEnergy"];
+
+/**
+ * Janus reuses a freed mid for a later feed, and when no offer made the section inactive in between, it keeps that
+ * section's SSRC: the receiver's counters go on from the previous feed's. What they held when the mid changed hands
+ * is the new feed's zero.
+ */
+async function janusRebase(s, moved) {
+  const j = s.janus;
+  if (!j.subPc) return;
+  const report = await j.subPc.getStats();
+  for (const [mid, feed] of moved) {
+    j.bases.delete(mid);
+    report.forEach(stat => {
+      if (stat.type !== "inbound-rtp" || String(stat.mid) !== mid) return;
+      const base = { feed, ssrc: stat.ssrc };
+      for (const key of JANUS_COUNTERS) base[key] = stat[key] || 0;
+      j.bases.set(mid, base);
+      log("mid", mid, "now carries feed", feed + "; its receiver's counters so far (ssrc " + stat.ssrc + ", "
+          + base.packetsReceived + " packets) were the previous feed's");
+    });
+  }
+}
+
+function janusSince(stat, base) {
+  const result = { ...stat };
+  for (const key of JANUS_COUNTERS) result[key] = Math.max(0, (stat[key] || 0) - base[key]);
+  return result;
+}
+
+/** {mid: Set of SSRCs} of the sections of an SDP. */
+function ssrcsByMid(sdp) {
+  const result = new Map();
+  for (const section of String(sdp || "").split(/\r?\nm=/).slice(1)) {
+    const mid = /\r?\na=mid:(\S+)/.exec(section);
+    if (!mid) continue;
+    const ssrcs = new Set();
+    for (const match of section.matchAll(/\r?\na=ssrc:(\d+)/g)) ssrcs.add(Number(match[1]));
+    result.set(mid[1], ssrcs);
+  }
+  return result;
+}
+
+/** Per feed: the inbound-rtp figures of its sections now (by the mid map and the offer's SSRCs), and the pair. */
+async function janusStats(s) {
+  const j = s.janus;
+  const out = new Map();
+  for (const feed of s.peers.keys()) {
+    out.set(feed, { framesDecoded: 0, frameWidth: 0, frameHeight: 0, packetsReceived: 0, audioPacketsReceived: 0,
+                    videoPacketsReceived: 0, audioLevel: 0, totalAudioEnergy: 0, bytesReceived: 0, freezeCount: 0 });
+  }
+  const result = { feeds: out, selectedPair: null, selectedPairTypes: null };
+  if (!j.subPc) return result;
+  const ssrcs = ssrcsByMid(j.subPc.remoteDescription && j.subPc.remoteDescription.sdp);
+  const report = await j.subPc.getStats();
+  const byId = new Map();
+  report.forEach(stat => byId.set(stat.id, stat));
+  for (let stat of byId.values()) {
+    if (stat.type === "inbound-rtp") {
+      const feed = stat.mid == null ? undefined : j.midToFeed.get(String(stat.mid));
+      const known = ssrcs.get(String(stat.mid));
+      if (feed === undefined || !out.has(feed) || (known && known.size && !known.has(stat.ssrc))) continue;
+      const summary = out.get(feed);
+      const base = j.bases.get(String(stat.mid));
+      if (base && base.feed === feed && base.ssrc === stat.ssrc) stat = janusSince(stat, base);
+      summary.packetsReceived += stat.packetsReceived || 0;
+      summary.bytesReceived += stat.bytesReceived || 0;
+      if (stat.kind === "video") {
+        summary.videoPacketsReceived += stat.packetsReceived || 0;
+        summary.framesDecoded += stat.framesDecoded || 0;
+        summary.freezeCount += stat.freezeCount || 0;
+        if (stat.frameWidth) { summary.frameWidth = stat.frameWidth; summary.frameHeight = stat.frameHeight; }
+      } else if (stat.kind === "audio") {
+        summary.audioPacketsReceived += stat.packetsReceived || 0;
+        if (typeof stat.audioLevel === "number") summary.audioLevel = Math.max(summary.audioLevel, stat.audioLevel);
+        summary.totalAudioEnergy += stat.totalAudioEnergy || 0;
+      }
+    } else if (stat.type === "transport" && stat.selectedCandidatePairId) {
+      const pair = byId.get(stat.selectedCandidatePairId);
+      const local = pair && byId.get(pair.localCandidateId);
+      const remote = pair && byId.get(pair.remoteCandidateId);
+      if (local && remote) {
+        result.selectedPair = local.address + ":" + local.port + " -> " + remote.address + ":" + remote.port;
+        result.selectedPairTypes = local.candidateType + "/" + remote.candidateType;
+      }
+    }
+  }
+  return result;
+}
+
+/**
+ * Once a second: each feed's frames decoded (for `fps`), and what its publisher switched off, as far as the packets
+ * tell (Janus 1.1.2 sends no event for a `configure` with `send: false`): audio (video) packets that arrived once and
+ * then stopped for JANUS_STALL_MS mean muted (video off).
+ */
+async function janusSample(s) {
+  if (s.closed) return;
+  const stats = await janusStats(s);
+  const now = performance.now();
+  const j = s.janus;
+  j.samples.push({ at: now, frames: new Map([...stats.feeds].map(([feed, st]) => [feed, st.framesDecoded])) });
+  while (j.samples.length > 10) j.samples.shift();
+  for (const [feed, st] of stats.feeds) {
+    const peer = s.peers.get(feed);
+    if (!peer) continue;
+    const seen = peer.seen;
+    if (st.audioPacketsReceived > seen.audio) { seen.audio = st.audioPacketsReceived; seen.audioAt = now; }
+    if (st.videoPacketsReceived > seen.video) { seen.video = st.videoPacketsReceived; seen.videoAt = now; }
+    const media = {
+      audioMuted: seen.audioAt > 0 && now - seen.audioAt > JANUS_STALL_MS,
+      videoOn: !(seen.videoAt > 0 && now - seen.videoAt > JANUS_STALL_MS),
+    };
+    if (!peer.media || peer.media.audioMuted !== media.audioMuted || peer.media.videoOn !== media.videoOn) {
+      if (peer.media) log("publisher", feed, media.audioMuted ? "sends no audio" : "sends audio", "·", media.videoOn ? "sends video" : "sends no video");
+      setPeerMedia(peer, media);
+    }
+  }
+}
+
+/** Frames per second of `feed` over the samples of the last 3 s, ending with `frames` now. */
+function janusFps(s, feed, frames) {
+  const now = performance.now();
+  const old = s.janus.samples.find(sample => now - sample.at <= 3500 && sample.frames.has(feed));
+  if (!old || now - old.at < 900) return 0;
+  return Math.round((frames - old.frames.get(feed)) * 100000 / (now - old.at)) / 100;
+}
+
+async function janusPeersSummary(s) {
+  const j = s.janus;
+  const stats = await janusStats(s);
+  const pc = j.subPc;
+  const peers = {};
+  for (const [feed, peer] of s.peers) {
+    const st = stats.feeds.get(feed) || {};
+    peers[feed] = {
+      name: peer.name, display: peer.name, label: label(peer), media: peer.media, role: "subscriber",
+      connectionState: pc ? pc.connectionState : "new", iceConnectionState: pc ? pc.iceConnectionState : "new",
+      signalingState: pc ? pc.signalingState : "stable", ...st, fps: janusFps(s, feed, st.framesDecoded || 0),
+      selectedPair: stats.selectedPair, selectedPairTypes: stats.selectedPairTypes, bytesSent: 0,
+      availableOutgoingBitrate: null, talking: peer.talking, mids: peer.mids.slice(),
+    };
+  }
+  return peers;
+}
+
+/** The state's `janus` part: the conversation as the page sees it. */
+async function janusSummary(s) {
+  const j = s.janus;
+  const sent = { bytesSent: 0, framesEncoded: 0, packetsSent: 0 };
+  if (j.pubPc) {
+    (await j.pubPc.getStats()).forEach(stat => {
+      if (stat.type !== "outbound-rtp") return;
+      sent.bytesSent += stat.bytesSent || 0;
+      sent.packetsSent += stat.packetsSent || 0;
+      sent.framesEncoded += stat.framesEncoded || 0;
+    });
+  }
+  return {
+    url: j.url, room: j.room, feed: j.feed, privateId: j.privateId, sessionId: j.sessionId, createdRoom: j.createdRoom,
+    publisherConnection: j.pubPc ? j.pubPc.connectionState : null,
+    subscriberConnection: j.subPc ? j.subPc.connectionState : null, subscription: j.subState,
+    subscribed: [...j.subscribed], streams: j.streams, offersAnswered: j.offersAnswered, postponed: j.postponed,
+    mids: { audio: j.audioMid, video: j.videoMid }, sent, coreEvents: j.events.slice(), error: j.error,
+  };
+}
+
+/** Leaves the room (`leave`, then `destroy` the session) and closes everything. */
+function janusEnd(s, signaling, reason) {
+  if (s.closed) return;
+  const j = s.janus;
+  if (s.ws && s.ws.readyState === WebSocket.OPEN && j.sessionId !== null) {
+    try {
+      if (j.pubHandle !== null && j.feed !== null) janusSend(s, { janus: "message", body: { request: "leave" } }, j.pubHandle);
+      janusSend(s, { janus: "destroy" });
+    } catch (error) {
+      log("leaving:", error);
+    }
+  }
+  s.closed = true;
+  s.signaling = signaling;
+  clearInterval(j.keepalive);
+  clearInterval(j.sampler);
+  for (const peer of [...s.peers.values()]) { peer.closed = true; peer.tile.remove(); }
+  s.peers.clear();
+  for (const pc of [j.pubPc, j.subPc]) if (pc) pc.close();
+  if (s.ws && (s.ws.readyState === WebSocket.CONNECTING || s.ws.readyState === WebSocket.OPEN)) s.ws.close();
+  s.mediaReady.then(media => media.stop());
+  s.selfTile.remove();
+  ui.mute.disabled = ui.video.disabled = true;
+  ui.mute.hidden = ui.video.hidden = ui.leave.hidden = true;
+  ui.rejoin.hidden = false;
+  ui.notice.textContent = reason;
+  log(reason);
+  updateStatus();
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Test hook.
 
 async function peerSummary(peer) {
@@ -1257,6 +1934,7 @@ async function peerSummary(peer) {
 async function snapshot() {
   const s = session;
   const state = {
+    mode: janusMode ? "janus" : "skyrtc",
     you: null, room: null, name: ownName, media: null, mediaDescription: null, signaling: "none", peers: {},
     chat: exchange.chat.slice(), chatSent: exchange.chatSent.slice(), files: exchange.files.map(f => ({ ...f })),
     fileTimes: exchange.fileTimes.map(f => ({ ...f })),
@@ -1268,6 +1946,11 @@ async function snapshot() {
     you: s.you || null, room: s.room, signaling: s.signaling,
     media: s.media ? s.media.kind : null, mediaDescription: s.media ? s.media.description : null,
   });
+  if (s.janus) {
+    state.peers = await janusPeersSummary(s);
+    state.janus = await janusSummary(s);
+    return state;
+  }
   for (const [id, peer] of s.peers) state.peers[id] = await peerSummary(peer);
   return state;
 }
