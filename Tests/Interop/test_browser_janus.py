@@ -254,3 +254,39 @@ def test_pages_in_a_janus_room_see_mute_state_and_janus_errors(tmp_path) -> None
             bad = wait_for("Bo's room is no number", 5, lambda s: s["signaling"] == "failed" and s, bo)
             assert "room number" in bo.evaluate("document.getElementById('error').textContent"), bad["janus"]
             print(f"passed in {time.monotonic() - started:.1f} s")
+
+
+def test_page_and_conftui_bots_in_a_janus_room_see_each_other(tmp_path) -> None:
+    """Headless Chromium's page and two conftui bots (`--sfu janus`) in one Janus room: the page shows the bots'
+    tiles by name and decodes their video (320x240: a browser keeps the full simulcast layer) at 10 frames/s or more,
+    and each bot decodes the page's video at 10 frames/s or more and names it by its display."""
+    from testsupport.bot import BotProcess
+    pages: list[Page] = []
+    with emulated_internet() as net, JanusServer(net, tmp_path) as janus, Chromium(netns=net.public) as chromium:
+        with evidence_on_failure(PagesEvidence(pages), chromium) as evidence:
+            server = page_server_in(net, tmp_path)
+            evidence.add(server, close=server.stop)
+            bots = [evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", duration=60,
+                                            host_candidates="all", netns=net.public)) for name in ("Grace", "Linus")]
+            evidence.add(janus)
+            feeds = {b.name: b.wait_joined() for b in bots}
+            pages.append(chromium.new_page(page_url(server, janus, ROOM, "Ada"), "Ada", PAGE_READY))
+            page = pages[0]
+            me = wait_for("the page joins the Janus room", 10, lambda s: s["you"], page)
+
+            def page_decodes_bots(state: dict):
+                peers = state["peers"]
+                # Janus may start a subscription on the low layer and move up at the full one's next keyframe.
+                return (all(f in peers and peers[f]["fps"] >= MIN_FPS
+                            and (peers[f]["frameWidth"], peers[f]["frameHeight"]) == (320, 240) for f in feeds.values())
+                        and state)
+            state = wait_for(f"the page decodes both bots at {MIN_FPS} frames/s, 320x240", 20, page_decodes_bots, page)
+            assert page.evaluate(TILE_NAMES) == ["Grace", "Linus"]
+            sizes = {f: (state["peers"][f]["frameWidth"], state["peers"][f]["frameHeight"]) for f in feeds.values()}
+            assert all(size == (320, 240) for size in sizes.values()), sizes
+            for bot in bots:
+                bot.wait_for_report(lambda r: ((r.get("peers") or {}).get(me) or {}).get("display") == "Ada"
+                                    and (r["peers"][me].get("video") or {}).get("framesPerSecond", 0) >= MIN_FPS,
+                                    20, f"{bot.name} decodes the page at {MIN_FPS} frames/s")
+            for bot in bots:
+                bot.stop()
