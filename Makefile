@@ -105,7 +105,7 @@ fuzz: build
 
 # Coverage-guided fuzzing with libFuzzer (Sources/ConfTUIFuzz/README.md): one binary, instrumented with ASan and
 # coverage, in its own build directory so the ordinary build is untouched; CONFTUI_FUZZ_TARGET picks the target.
-FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m turn sctp dcep peer-messages
+FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m turn sctp dcep peer-messages janus
 FUZZ_SCRATCH := .build/fuzz
 FUZZER_LIB = $(firstword $(wildcard $(dir $(realpath $(shell command -v swiftc)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 FUZZ_BIN = $(FUZZ_SCRATCH)/debug/conftui-fuzz
@@ -116,7 +116,7 @@ FUZZ_OPTIONS := -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 -print_final_stat
 # libFuzzer would take nearly every input for a leak suspect and rescan a 500 MB heap (1 exec/s): the loops below
 # turn their per-input check off (-detect_leaks=0 for those two only).
 NO_LEAK_CHECK := media peer-messages
-# Seconds per target in `make test` (12 targets: about two and a half minutes after the build; `make fuzz-long`
+# Seconds per target in `make test` (13 targets: about two and a half minutes after the build; `make fuzz-long`
 # runs each for FUZZ_SECONDS).
 FUZZ_QUICK_SECONDS ?= 10
 FUZZ_SECONDS ?= 600

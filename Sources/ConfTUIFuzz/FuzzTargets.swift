@@ -15,6 +15,7 @@ enum FuzzTargets {
         ("sctp", SctpTarget.run),
         ("dcep", DcepTarget.run),
         ("peer-messages", PeerMessagesTarget.run),
+        ("janus", JanusTarget.run),
     ]
 
     static var names: [String] { all.map(\.name) }

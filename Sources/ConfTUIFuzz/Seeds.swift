@@ -29,7 +29,7 @@ enum Seeds {
     static func all() -> [(String, [(String, [UInt8])])] {
         [("signaling", signaling()), ("stun", stun()), ("ice", ice()), ("media", media()), ("dtls", dtls()),
          ("websocket", websocket()), ("json", json()), ("y4m", y4m()), ("turn", turn()),
-         ("sctp", sctp()), ("dcep", dcep()), ("peer-messages", peerMessages())]
+         ("sctp", sctp()), ("dcep", dcep()), ("peer-messages", peerMessages()), ("janus", janus())]
     }
 
     static let peer = SocketID("0d0c0b0a-0000-4000-8000-000000000001")
@@ -145,6 +145,71 @@ enum Seeds {
             ("peer-chunk-last", .file(.chunk(sendId: id, data: "bG8=", last: true, percent: nil))),
         ]
         return messages.map { ($0.0, Array($0.1.jsonText.utf8)) } + peerMessages.map { ($0.0, $0.1.jsonBytes) }
+    }
+
+    /// What Janus 1.1.2 sent in the interop tests (Tests/Janus/README.md) and the Swift tests' shapes, as the janus
+    /// target's lines after its scripted join (transactions c1...c7 are spent there): a newcomer, a mute and its
+    /// re-announcement, a subscription update, departures, moderation, errors, and our leave.
+    static func janus() -> [(String, [UInt8])] {
+        let s = JanusTarget.session, p = JanusTarget.publisherHandle, sub = JanusTarget.subscriberHandle
+        func event(_ sender: UInt64, _ transaction: String?, _ data: String, _ jsep: (String, String)? = nil) -> String {
+            JanusTarget.event(sender, transaction: transaction, data: data, jsep: jsep)
+        }
+        func described(_ id: Int, audio: String, video: String) -> String {
+            #"{"id":\#(id),"display":"p\#(id)","audio_codec":"opus","video_codec":"vp8","streams":[{"type":"audio","mindex":0,"mid":"0","description":"\#(audio)","codec":"opus"},{"type":"video","mindex":1,"mid":"1","description":"\#(video)","codec":"vp8"}]}"#
+        }
+        let seeds: [(String, [String])] = [
+            ("newcomer", [
+                event(p, nil, #"{"videoroom":"event","id":30,"display":"carol"}"#),
+                event(p, nil, #"{"videoroom":"event","room":1234,"publishers":[\#(JanusTarget.publisher(30))]}"#),
+                event(sub, "c8", #"{"videoroom":"updated","room":1234,"streams":[{"type":"audio","active":true,"mindex":4,"mid":"4","ready":false,"send":true,"feed_id":30,"feed_mid":"0","feed_display":"carol"}]}"#, ("offer", "v=0\\r\\n")),
+                "a",
+                event(sub, "c9", #"{"videoroom":"event","room":1234,"started":"ok"}"#),
+            ]),
+            ("mute", [
+                "m",
+                #"{"janus":"ack","session_id":\#(s),"transaction":"c8"}"#,
+                event(p, "c8", #"{"videoroom":"event","room":1234,"configured":"ok"}"#),
+                event(p, nil, #"{"videoroom":"event","room":1234,"publishers":[\#(described(20, audio: "conftui audio muted", video: "conftui video on"))]}"#),
+                "m", "v",
+                event(p, nil, #"{"videoroom":"event","room":1234,"publishers":[\#(described(20, audio: "conftui audio on", video: "conftui video off"))]}"#),
+                event(p, nil, #"{"videoroom":"event","room":1234,"publishers":[\#(described(21, audio: "\\u001b[2J", video: "conftui video off\\n"))]}"#),
+            ]),
+            ("leaving", [
+                event(p, nil, #"{"videoroom":"talking","room":1234,"id":20,"mindex":0,"mid":"0","audio-level-dBov-avg":-40.5}"#),
+                event(p, nil, #"{"videoroom":"event","room":1234,"leaving":20}"#),
+                event(sub, nil, #"{"videoroom":"updated","room":1234,"streams":[{"type":"audio","active":false,"mindex":0,"mid":"0","ready":false,"send":true}]}"#, ("offer", "v=0\\r\\n")),
+                event(p, nil, #"{"videoroom":"event","room":1234,"unpublished":21}"#),
+                event(p, nil, #"{"videoroom":"event","room":1234,"kicked":21}"#),
+            ]),
+            ("moderation", [
+                event(p, nil, #"{"videoroom":"event","room":1234,"id":20,"mid":"1","moderation":"muted"}"#),
+                event(p, nil, #"{"videoroom":"event","room":1234,"id":20,"mid":"1","moderation":"unmuted"}"#),
+                event(sub, nil, #"{"videoroom":"updating","room":1234}"#),
+            ]),
+            ("connection", [
+                #"{"janus":"webrtcup","session_id":\#(s),"sender":\#(p)}"#,
+                #"{"janus":"media","session_id":\#(s),"sender":\#(sub),"type":"video","receiving":false}"#,
+                #"{"janus":"slowlink","session_id":\#(s),"sender":\#(sub),"uplink":false,"lost":3}"#,
+                #"{"janus":"hangup","session_id":\#(s),"sender":\#(sub),"reason":"ICE failed"}"#,
+                #"{"janus":"detached","session_id":\#(s),"sender":\#(sub)}"#,
+                #"{"janus":"success","transaction":"c8","data":{"id":7003}}"#,
+            ]),
+            ("errors", [
+                "o",
+                event(p, "c8", #"{"videoroom":"event","error_code":437,"error":"Invalid SDP"}"#),
+                #"{"janus":"error","session_id":\#(s),"transaction":"c9","error":{"code":458,"reason":"No such session"}}"#,
+                #"{"janus":"timeout","session_id":\#(s)}"#,
+            ]),
+            ("leave", [
+                "l",
+                event(p, "c8", #"{"videoroom":"event","room":1234,"leaving":"ok"}"#),
+                #"{"janus":"success","session_id":\#(s),"transaction":"c9"}"#,
+                "d",
+            ]),
+            ("destroyed", [event(p, nil, #"{"videoroom":"destroyed","room":1234}"#)]),
+        ]
+        return seeds.map { ($0.0, Array($0.1.joined(separator: "\n").utf8)) }
     }
 
     /// The smallest Y4M the reader takes: a 2x2 4:2:0 header and one frame.

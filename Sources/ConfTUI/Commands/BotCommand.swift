@@ -24,6 +24,8 @@ let botCommand = Command(
         .flag("muted", "start muted (sends silence)"),
         .flag("no-video", "start with video off (sends no video)"),
         .value("receive-size", "WxH", "the picture size the bot shows others at: with --sfu janus it receives the simulcast layer that fills it (160x120 or less: the low one; default: the full one)"),
+        .value("mute-at", "S", "mute S seconds after joining, as the `m` key does (others are told; repeatable)"),
+        .value("unmute-at", "S", "unmute S seconds after joining, as the `m` key does (repeatable)"),
         .value("say", "TEXT", "send TEXT as chat to every peer once its channel opens, later ones too (repeatable)"),
         .value("say-lines", "FILE", "send each line of FILE as a chat message to the peers whose channels are open, paced by what they take"),
         .flag("echo", "answer every chat \"ping X\" with \"pong X\" to its sender at once (round-trip measurements)"),
@@ -66,8 +68,18 @@ let botCommand = Command(
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw UsageError("--say-lines: cannot read \(path) as UTF-8 text") }
             return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         } ?? []
+        var toggles: [(at: Double, muted: Bool)] = []
+        for (option, muted) in [("mute-at", true), ("unmute-at", false)] {
+            for text in args.values(option) {
+                guard let at = Double(text), at >= 0, at <= 86400 else {
+                    throw UsageError("--\(option) takes seconds from 0 to 86400, not '\(text)'")
+                }
+                toggles.append((at, muted))
+            }
+        }
         let run = BotRun(session: session, name: name, log: log, say: args.values("say"), sendFiles: args.values("send-file"),
-                         lines: lines, pings: try args.int("ping", default: 0, range: 0...100_000))
+                         lines: lines, pings: try args.int("ping", default: 0, range: 0...100_000),
+                         muteToggles: toggles.sorted { $0.at < $1.at })
         return try run.run(duration: duration, reportPath: args.value("report"))
     })
 
@@ -83,6 +95,10 @@ final class BotRun {
     let startedAt = MediaPipeline.wallClock()
     private var messages = MessagingReport()
     private var names: [RemotePeerID: String] = [:]
+    /// What each peer announced about its microphone and camera (`SessionEvent.peerMedia`), for the report.
+    private var media: [RemotePeerID: RemoteMediaState] = [:]
+    /// `--mute-at` / `--unmute-at`: seconds after joining, in order; each applied once, as the `m` key would.
+    private var muteToggles: ArraySlice<(at: Double, muted: Bool)>
 
     /// Lines are said while every open channel has less than this queued: the channel, not the bot, sets the pace.
     static let lineQueueBytes = 256 * 1024
@@ -91,8 +107,9 @@ final class BotRun {
     private var lineWindow: (start: Double, count: Int) = (0, 0)
 
     init(session: any RoomSession, name: String, log: SignalingLog, say: [String] = [], sendFiles: [String] = [],
-         lines: [String] = [], pings: Int = 0) {
+         lines: [String] = [], pings: Int = 0, muteToggles: [(at: Double, muted: Bool)] = []) {
         (self.session, self.name, self.log, self.say, self.sendFiles) = (session, name, log, say, sendFiles)
+        self.muteToggles = muteToggles[...]
         self.lines = lines[...]
         self.pingsLeft = pings
     }
@@ -142,8 +159,17 @@ final class BotRun {
     private func collect() {
         for event in session.takeEvents() {
             switch event {
-            case .joined(_, _, let known, _): names.merge(known) { $1 }
+            case .joined(_, let peers, let known, let announced):
+                names.merge(known) { $1 }
+                for peer in peers { media[peer] = announced[peer] }
             case .peerJoined(let peer, let name): if let name { names[peer] = name }
+            case .peerLeft(let peer): media[peer] = nil
+            case .peerMedia(let peer, let state):
+                // What was not said is kept as last known (`RemoteMediaState`), as the screen does.
+                var known = media[peer] ?? RemoteMediaState()
+                if let muted = state.audioMuted { known.audioMuted = muted }
+                if let on = state.videoOn { known.videoOn = on }
+                media[peer] = known
             default: break
             }
         }
@@ -170,12 +196,19 @@ final class BotRun {
         for text in say { session.messaging.say(text) }
         for path in sendFiles { session.messaging.sendFile(path: path) }
 
-        let deadline = duration > 0 ? MediaPipeline.wallClock() + duration : Double.infinity
+        let joinedAt = MediaPipeline.wallClock()
+        let deadline = duration > 0 ? joinedAt + duration : Double.infinity
         var why = "duration over"
         var lastReport = MediaPipeline.wallClock()
         while MediaPipeline.wallClock() < deadline {
             sayLines()
             sendPing(now: MediaPipeline.wallClock())
+            while let toggle = muteToggles.first, MediaPipeline.wallClock() - joinedAt >= toggle.at {
+                muteToggles.removeFirst()
+                // The `m` key's path: the call announces it, the session tells the room its own way.
+                session.call.media.setMuted(toggle.muted)
+                log.write("bot \(name): \(toggle.muted ? "muted" : "unmuted") (at \(toggle.at) s)")
+            }
             let busy = !lines.isEmpty || pingsLeft > 0 || ping != nil
             var timeout = timespec(tv_sec: 0, tv_nsec: busy ? 1_000_000 : 200_000_000)
             let received = sigtimedwait(&stopSignals, nil, &timeout)
@@ -195,7 +228,7 @@ final class BotRun {
         session.leave()
         collect()
         if let reportPath {
-            try CallReport(session: session, name: name, startedAt: startedAt, endReason: why, messaging: messages, names: names).write(to: reportPath)
+            try CallReport(session: session, name: name, startedAt: startedAt, endReason: why, messaging: messages, names: names, media: media).write(to: reportPath)
             log.write("bot \(name): report written to \(reportPath)")
         }
         return 0
@@ -206,7 +239,7 @@ final class BotRun {
     private func writeReport(to path: String, reason: String) {
         let temporary = path + ".tmp"
         do {
-            try CallReport(session: session, name: name, startedAt: startedAt, endReason: reason, messaging: messages, names: names).write(to: temporary)
+            try CallReport(session: session, name: name, startedAt: startedAt, endReason: reason, messaging: messages, names: names, media: media).write(to: temporary)
             _ = rename(temporary, path)
         } catch {
             log.write("bot \(name): cannot write the report: \(error)")

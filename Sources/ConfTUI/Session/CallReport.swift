@@ -35,22 +35,39 @@ struct CallReport: Encodable {
         var callEvents: Int
     }
 
-    /// A participant's snapshot with the name it gave the room (`display`, absent when it gave none).
+    /// A participant's snapshot with the name it gave the room (`display`, absent when it gave none) and what it
+    /// announced about its microphone and camera (`media`: each null until it said).
     struct ReportedPeer: Encodable {
         var snapshot: PeerSnapshot
         var display: String?
+        var media = Media()
 
-        private enum Key: String, CodingKey { case display }
+        struct Media: Encodable {
+            var audioMuted: Bool?
+            var videoOn: Bool?
+
+            private enum Key: String, CodingKey { case audioMuted, videoOn }
+
+            // Null rather than absent: "not announced" is an answer a test reads.
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(audioMuted, forKey: .audioMuted)
+                try container.encode(videoOn, forKey: .videoOn)
+            }
+        }
+
+        private enum Key: String, CodingKey { case display, media }
 
         func encode(to encoder: any Encoder) throws {
             try snapshot.encode(to: encoder)
             var container = encoder.container(keyedBy: Key.self)
             try container.encodeIfPresent(display, forKey: .display)
+            try container.encode(media, forKey: .media)
         }
     }
 
     init(session: any RoomSession, name: String, startedAt: Double, endReason: String, messaging: MessagingReport? = nil,
-         names: [RemotePeerID: String] = [:]) {
+         names: [RemotePeerID: String] = [:], media: [RemotePeerID: RemoteMediaState] = [:]) {
         chat = messaging?.chat
         files = messaging?.files
         said = messaging?.said
@@ -66,7 +83,11 @@ struct CallReport: Encodable {
         callStartedAt = MediaPipeline.wallClock() - s.elapsed
         local = s.local
         traffic = s.traffic
-        peers = s.peers.reduce(into: [:]) { $0[$1.key] = ReportedPeer(snapshot: $1.value, display: names[$1.key]) }
+        peers = s.peers.reduce(into: [:]) {
+            let announced = media[$1.key]
+            $0[$1.key] = ReportedPeer(snapshot: $1.value, display: names[$1.key],
+                                      media: .init(audioMuted: announced?.audioMuted, videoOn: announced?.videoOn))
+        }
         dropped = Dropped(signals: session.call.droppedSignals, callEvents: session.call.events.dropped)
     }
 

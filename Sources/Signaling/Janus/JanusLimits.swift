@@ -16,6 +16,8 @@ public struct JanusLimits: Sendable, Equatable {
     public var maxKnownPublishers = 256
     /// A mid (RFC 8843 allows any token; Janus's are short numbers).
     public var maxMidBytes = 64
+    /// A stream's `description` (a label; conftui's mute texts are under 20 bytes). A longer one is ignored.
+    public var maxDescriptionBytes = 128
     /// A transaction echoed back (ours are a few bytes: longer ones are not ours).
     public var maxTransactionBytes = 64
     /// An error reason, cut to this before it is shown or logged.

@@ -15,7 +15,8 @@ public struct JanusVideoRoomClient: Sendable {
         case publisherOffer(sdp: String)
         /// Our answer to the latest `.subscriberOffer`.
         case subscriberAnswer(sdp: String)
-        /// Mute / video off: Janus stops relaying the mids (`configure` with per-mid `send`).
+        /// Mute / video off: Janus stops relaying the mids (`configure` with per-mid `send`), and the mids'
+        /// descriptions say so to the other participants (`JanusMediaDescription`).
         case setSending(audio: Bool, video: Bool)
         /// Which simulcast layer (Janus's `substream`: 0 the lowest) to receive on each video section of the
         /// subscription, by mid; sent once the subscription is joined, only for sections it has.
@@ -42,8 +43,10 @@ public struct JanusVideoRoomClient: Sendable {
         case participantLeft(feed: UInt64)
         /// Audio-level events (rooms with `audiolevel_event`); our own feed too.
         case talking(feed: UInt64, Bool)
-        /// Which media a publisher sends: from `streams[].disabled` of `joined` and `publishers` events (Janus
-        /// re-announces a publisher after it renegotiates), and `moderation` events (the room's admin muted a mid).
+        /// Which media a publisher sends: from `streams[].disabled` and `streams[].description` (conftui's mute
+        /// texts, `JanusMediaDescription`) of `joined` and `publishers` events (Janus re-announces a publisher after
+        /// it renegotiates or changes a description), and `moderation` events (the room's admin muted a mid).
+        /// Only when it changes.
         case participantMedia(feed: UInt64, audioSending: Bool, videoSending: Bool)
         /// The join or the session is over, in a sentence for the user. Nothing else follows but `.ended` on `.leave`.
         case failed(String)
@@ -230,18 +233,25 @@ public struct JanusVideoRoomClient: Sendable {
         }
     }
 
-    /// `configure` with `streams: [{mid, send}]`. Janus then stops relaying the mid but tells no one: other
-    /// participants see it only through a renegotiation that makes the section inactive (`disabled`).
+    /// One SDP-less `configure` with `streams: [{mid, send}]` and `descriptions: [{mid, description}]`. The
+    /// first stops Janus relaying the mid but tells no one; the second is re-announced to every other participant
+    /// (a `publishers` event with `streams[].description`), which is how they learn it (`JanusMediaDescription`).
     private mutating func applySending(now: MonotonicInstant) -> [Effect] {
         guard wantAudio != sentAudio || wantVideo != sentVideo, let handle = publisherHandle else { return [] }
         var streams: [JSONValue] = []
-        if let audioMid { streams.append(.object([("mid", .string(audioMid)), ("send", .bool(wantAudio))])) }
-        if let videoMid { streams.append(.object([("mid", .string(videoMid)), ("send", .bool(wantVideo))])) }
+        var descriptions: [JSONValue] = []
+        for (mid, kind, sending) in [(audioMid, JanusMediaKind.audio, wantAudio), (videoMid, .video, wantVideo)] {
+            guard let mid else { continue }
+            streams.append(.object([("mid", .string(mid)), ("send", .bool(sending))]))
+            descriptions.append(.object([("mid", .string(mid)),
+                                         ("description", .string(JanusMediaDescription.ours(kind, sending: sending)))]))
+        }
         guard !streams.isEmpty else { return [.log("cannot change what we send: our offer's mids are not known")] }
         sentAudio = wantAudio
         sentVideo = wantVideo
         return message(.configureSending, handle: handle, now: now,
-                       body: [("request", .string("configure")), ("streams", .array(streams))])
+                       body: [("request", .string("configure")), ("streams", .array(streams)),
+                              ("descriptions", .array(descriptions))])
     }
 
     /// "substream: substream to receive (0-2), in case simulcasting is enabled" (janus_videoroom.c, subscriber

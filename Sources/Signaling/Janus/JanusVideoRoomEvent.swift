@@ -104,7 +104,7 @@ enum JanusVideoRoomEvent: Equatable {
         var list: [JanusPublisher] = []
         for item in try JanusChecked.array(value, "publishers", maxCount: limits.maxPublishersPerMessage) {
             do {
-                if let publisher = try JanusPublisher.parse(item, limits: limits) { list.append(publisher) }
+                if let publisher = try JanusPublisher.parse(item, limits: limits, notes: &notes) { list.append(publisher) }
             } catch {
                 notes.append("dropped a publisher entry: \(error.reason)")
             }
