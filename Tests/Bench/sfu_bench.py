@@ -8,7 +8,9 @@ Per N and per room kind, over --seconds once every bot decodes every other:
 - uplink and downlink per participant (kbit/s: the bot's `traffic` counters, every connection, both ways);
 - decoded frames per second per subscription (min and median over the N x (N-1) of them);
 - first-frame time: from starting a bot that joins the running room to its first decoded frame of each other.
-The mesh is the baseline: the table gives the SFU's CPU and uplink as ratios of the mesh's.
+The mesh is the baseline: the table gives the SFU's CPU and uplink as ratios of the mesh's. Janus is measured twice:
+bots that take the full simulcast layer (as a browser does), and bots that show others at 160x120 (`--receive-size`,
+what a terminal tile needs), which Janus sends the low layer: in the mesh every receiver decodes the full picture.
 
 Everything runs in the public namespace of the emulated internet (Janus gathers no loopback address), so this needs
 root. Usage: sfu_bench.py CONFTUI_BIN [--sizes 4,6,8,10] [--seconds S]
@@ -71,7 +73,8 @@ def first_frame_delays(bot: BotProcess, others: set[str], started: float, timeou
 
 def measure_room(kind: str, url: str, room: str, n: int, tmp: pathlib.Path, netns: str, seconds: float,
                  janus: JanusServer | None) -> dict:
-    extra = ["--sfu", "janus"] if kind == "janus" else []
+    extra = {"mesh": [], "janus": ["--sfu", "janus"],
+             "janus-tiles": ["--sfu", "janus", "--receive-size", "160x120"]}[kind]
     bots: list[BotProcess] = []
     try:
         for i in range(n - 1):
@@ -140,8 +143,9 @@ def main() -> None:
             for n in sizes:
                 mesh = measure_room("mesh", server.ws_url, f"mesh{n}", n, tmp, net.public, args.seconds, None)
                 sfu = measure_room("janus", janus.url, str(1000 + n), n, tmp, net.public, args.seconds, janus)
-                rows.append((mesh, sfu))
-                print(json.dumps({"mesh": mesh, "janus": sfu}), file=sys.stderr, flush=True)
+                tiles = measure_room("janus-tiles", janus.url, str(2000 + n), n, tmp, net.public, args.seconds, janus)
+                rows.append((mesh, sfu, tiles))
+                print(json.dumps({"mesh": mesh, "janus": sfu, "janus-tiles": tiles}), file=sys.stderr, flush=True)
         finally:
             server.stop()
 
@@ -151,12 +155,13 @@ def main() -> None:
     print("| N | room | CPU per bot, median (max) | SFU/mesh CPU | uplink kbit/s | SFU/mesh uplink | downlink kbit/s "
           "| fps per subscription, min (median) | first frame, median (max) | Janus CPU |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for mesh, sfu in rows:
-        for r in (mesh, sfu):
-            ratio_cpu = f"{r['cpuMedian'] / mesh['cpuMedian']:.2f}" if r is sfu else "1"
-            ratio_up = f"{r['upMedian'] / mesh['upMedian']:.2f}" if r is sfu else "1"
+    label = {"mesh": "mesh", "janus": "Janus, full layer", "janus-tiles": "Janus, tile layer"}
+    for mesh, *sfus in rows:
+        for r in (mesh, *sfus):
+            ratio_cpu = f"{r['cpuMedian'] / mesh['cpuMedian']:.2f}" if r is not mesh else "1"
+            ratio_up = f"{r['upMedian'] / mesh['upMedian']:.2f}" if r is not mesh else "1"
             janus_cpu = f"{r['janusCpu']:.1f} %" if r["janusCpu"] is not None else "-"
-            print(f"| {r['n']} | {'Janus' if r is sfu else 'mesh'} | {r['cpuMedian']:.1f} % ({r['cpuMax']:.1f} %) | {ratio_cpu} "
+            print(f"| {r['n']} | {label[r['kind']]} | {r['cpuMedian']:.1f} % ({r['cpuMax']:.1f} %) | {ratio_cpu} "
                   f"| {r['upMedian']:.0f} | {ratio_up} | {r['downMedian']:.0f} | {r['fpsMin']:.0f} ({r['fpsMedian']:.0f}) "
                   f"over {r['subscriptions']} | {r['firstFrameMedian']:.2f} s ({r['firstFrameMax']:.2f} s) | {janus_cpu} |")
 

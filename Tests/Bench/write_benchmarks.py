@@ -109,6 +109,12 @@ STEPS = [
          "DTLS) against Debian's usrsctp 0.9.5 doing the same in a small C program (Tests/Bench/usrsctp_pair.c): "
          "200 MB as 64 KiB messages and 100,000 × 1 KiB, runs alternating; with the code size of each.",
          script("sctp_core_bench.py")),
+    Step("sfu", "Rooms beyond the mesh: Janus beside the mesh",
+         "Per-participant CPU, uplink and downlink, decoded frames per second of every subscription and the first-frame "
+         "time of a bot joining a running room, for N = 4, 6, 8 and 10 conftui bots (320x240 at 15 fps) in a SkyRTC "
+         "mesh through `conftui serve` and in one Janus 1.1.2 VideoRoom (`--sfu janus`), with Janus's own CPU; the "
+         "mesh measured in the same run is the baseline (needs root: the emulated internet's public namespace).",
+         script("sfu_bench.py")),
     Step("network", "Congestion control beside Chromium",
          "Utilisation, queue drops, frame rate, freezes and the queue a call keeps standing (probe RTT) behind an "
          "emulated bottleneck of 500 kbit/s, of 1 Mbit/s with 2 % loss, and RFC 8867's changing capacity, for "

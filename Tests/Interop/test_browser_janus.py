@@ -280,7 +280,7 @@ def test_page_and_conftui_bots_in_a_janus_room_see_each_other(tmp_path) -> None:
                 return (all(f in peers and peers[f]["fps"] >= MIN_FPS
                             and (peers[f]["frameWidth"], peers[f]["frameHeight"]) == (320, 240) for f in feeds.values())
                         and state)
-            state = wait_for(f"the page decodes both bots at {MIN_FPS} frames/s, 320x240", 20, page_decodes_bots, page)
+            state = wait_for(f"the page decodes both bots at {MIN_FPS} frames/s, 320x240", 30, page_decodes_bots, page)
             assert page.evaluate(TILE_NAMES) == ["Grace", "Linus"]
             sizes = {f: (state["peers"][f]["frameWidth"], state["peers"][f]["frameHeight"]) for f in feeds.values()}
             assert all(size == (320, 240) for size in sizes.values()), sizes

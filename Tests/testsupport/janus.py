@@ -22,6 +22,7 @@ import secrets
 import shutil
 import signal
 import socket
+import resource
 import subprocess
 import time
 
@@ -93,8 +94,11 @@ class JanusServer:
                                "refusing to start a second Janus there")
         self._write_config()
         with open(self.log_path, "wb") as log:
+            # No core file: Janus 1.1.2 can die of SIGFPE when stopped under a live data channel
+            # (Tests/Janus/README.md), and its ~140 MB core would land in the working directory.
             self.process = self.net.popen(self.namespace, self.command, stdin=subprocess.DEVNULL, stdout=log,
-                                          stderr=subprocess.STDOUT)
+                                          stderr=subprocess.STDOUT,
+                                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
         deadline = time.monotonic() + READY_TIMEOUT
         last_error: Exception | None = None
         while True:
