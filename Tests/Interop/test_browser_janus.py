@@ -259,15 +259,17 @@ def test_pages_in_a_janus_room_see_mute_state_and_janus_errors(tmp_path) -> None
 def test_page_and_conftui_bots_in_a_janus_room_see_each_other(tmp_path) -> None:
     """Headless Chromium's page and two conftui bots (`--sfu janus`) in one Janus room: the page shows the bots'
     tiles by name and decodes their video (320x240: a browser keeps the full simulcast layer) at 10 frames/s or more,
-    and each bot decodes the page's video at 10 frames/s or more and names it by its display."""
+    and each bot decodes the page's video at 10 frames/s or more and names it by its display; the page's Mute shows
+    in the bots' reports and a bot's mute on the page's tile."""
     from testsupport.bot import BotProcess
     pages: list[Page] = []
     with emulated_internet() as net, JanusServer(net, tmp_path) as janus, Chromium(netns=net.public) as chromium:
         with evidence_on_failure(PagesEvidence(pages), chromium) as evidence:
             server = page_server_in(net, tmp_path)
             evidence.add(server, close=server.stop)
-            bots = [evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", duration=60,
-                                            host_candidates="all", netns=net.public)) for name in ("Grace", "Linus")]
+            bots = [evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", *extra, duration=60,
+                                            host_candidates="all", netns=net.public))
+                    for name, extra in (("Grace", ("--mute-at", "12")), ("Linus", ()))]
             evidence.add(janus)
             feeds = {b.name: b.wait_joined() for b in bots}
             pages.append(chromium.new_page(page_url(server, janus, ROOM, "Ada"), "Ada", PAGE_READY))
@@ -288,5 +290,15 @@ def test_page_and_conftui_bots_in_a_janus_room_see_each_other(tmp_path) -> None:
                 bot.wait_for_report(lambda r: ((r.get("peers") or {}).get(me) or {}).get("display") == "Ada"
                                     and (r["peers"][me].get("video") or {}).get("framesPerSecond", 0) >= MIN_FPS,
                                     20, f"{bot.name} decodes the page at {MIN_FPS} frames/s")
+            # Mute both ways, said in the stream descriptions (conftui's convention): the page's Mute reaches the
+            # bots' reports, Grace's `--mute-at` reaches the page's tile.
+            page.evaluate("document.getElementById('mute').click()")
+            for bot in bots:
+                bot.wait_for_report(lambda r: ((r.get("peers") or {}).get(me) or {}).get("media", {}).get("audioMuted") is True,
+                                    10, f"{bot.name} sees the page muted")
+            grace = feeds["Grace"]
+            wait_for("the page shows Grace muted", 25, lambda s: (s["peers"].get(grace) or {}).get("media", {}).get("audioMuted") is True,
+                     page)
+            assert "Grace · muted" in page.evaluate(TILE_NAMES)
             for bot in bots:
                 bot.stop()

@@ -1245,6 +1245,9 @@ ui.fileSend.addEventListener("click", () => {
 
 const JANUS_KEEPALIVE_MS = 25 * 1000;
 const JANUS_REQUEST_TIMEOUT_MS = 15 * 1000;
+// The stream descriptions conftui participants say their mute and video state with (Janus re-announces a publisher
+// to the others when its descriptions change; Sources/Signaling/Janus/README.md): the same four strings everywhere.
+const JANUS_MEDIA_DESCRIPTIONS = { audio: ["conftui audio on", "conftui audio muted"], video: ["conftui video on", "conftui video off"] };
 const JANUS_STALL_MS = 2000;       // a feed whose audio (video) packets stop this long counts as muted (video off)
 const JANUS_ERRORS = {
   426: "no such room", 427: "the room already exists", 428: "no such feed", 429: "a mandatory element is missing",
@@ -1488,9 +1491,16 @@ function janusConfigureMedia(s) {
   const j = s.janus;
   if (s.closed || !s.media || !j.pubPc || j.audioMid === null) return;
   const streams = [];
-  if (s.media.audioTrack) streams.push({ mid: j.audioMid, send: s.media.audioTrack.enabled });
-  if (s.media.videoTrack) streams.push({ mid: j.videoMid, send: s.media.videoTrack.enabled });
-  janusMessage(s, j.pubHandle, { request: "configure", streams }).then(answer => {
+  const descriptions = [];
+  if (s.media.audioTrack) {
+    streams.push({ mid: j.audioMid, send: s.media.audioTrack.enabled });
+    descriptions.push({ mid: j.audioMid, description: JANUS_MEDIA_DESCRIPTIONS.audio[s.media.audioTrack.enabled ? 0 : 1] });
+  }
+  if (s.media.videoTrack) {
+    streams.push({ mid: j.videoMid, send: s.media.videoTrack.enabled });
+    descriptions.push({ mid: j.videoMid, description: JANUS_MEDIA_DESCRIPTIONS.video[s.media.videoTrack.enabled ? 0 : 1] });
+  }
+  janusMessage(s, j.pubHandle, { request: "configure", streams, descriptions }).then(answer => {
     const data = pluginData(answer);
     if (data.error_code != null) log("configure refused:", data.error_code, String(data.error || ""));
   }, error => log("configure:", error));
@@ -1602,6 +1612,7 @@ function janusWant(s, list) {
       s.peers.set(feed, peer);
       log("publisher", feed, name ? "(" + name + ")" : "", "is in the room");
     }
+    janusAnnounced(peer, publisher.streams);
     if (!j.subscribed.has(feed) && !j.pendingFeeds.includes(feed)) fresh.push(feed);
   }
   updateStatus();
@@ -1796,14 +1807,31 @@ async function janusSample(s) {
     const seen = peer.seen;
     if (st.audioPacketsReceived > seen.audio) { seen.audio = st.audioPacketsReceived; seen.audioAt = now; }
     if (st.videoPacketsReceived > seen.video) { seen.video = st.videoPacketsReceived; seen.videoAt = now; }
+    // What the publisher said wins; for a publisher that says nothing (a browser with another client), the packets.
+    const said = peer.announced || {};
     const media = {
-      audioMuted: seen.audioAt > 0 && now - seen.audioAt > JANUS_STALL_MS,
-      videoOn: !(seen.videoAt > 0 && now - seen.videoAt > JANUS_STALL_MS),
+      audioMuted: said.audioMuted ?? (seen.audioAt > 0 && now - seen.audioAt > JANUS_STALL_MS),
+      videoOn: said.videoOn ?? !(seen.videoAt > 0 && now - seen.videoAt > JANUS_STALL_MS),
     };
     if (!peer.media || peer.media.audioMuted !== media.audioMuted || peer.media.videoOn !== media.videoOn) {
       if (peer.media) log("publisher", feed, media.audioMuted ? "sends no audio" : "sends audio", "·", media.videoOn ? "sends video" : "sends no video");
       setPeerMedia(peer, media);
     }
+  }
+}
+
+/** A publisher's own word on its mute and video state, from its streams' descriptions (conftui's convention above);
+ * a stream without one of the four strings says nothing. */
+function janusAnnounced(peer, streams) {
+  if (!Array.isArray(streams)) return;
+  for (const stream of streams) {
+    if (!stream || typeof stream.description !== "string") continue;
+    const words = JANUS_MEDIA_DESCRIPTIONS[stream.type];
+    const index = words ? words.indexOf(stream.description) : -1;
+    if (index < 0) continue;
+    peer.announced = peer.announced || {};
+    if (stream.type === "audio") peer.announced.audioMuted = index === 1;
+    else peer.announced.videoOn = index === 0;
   }
 }
 
