@@ -1,7 +1,8 @@
 """`conftui join --sfu janus` in tmux, in a real Janus VideoRoom (Janus 1.1.2 in the emulated internet's public
 namespace, testsupport.janus) with two bots publishing: the grid shows the publishers by their display names with
 video in their tiles, and `l` (confirmed with `y`) leaves cleanly (the screen restored, Janus logs the session destroyed, the bots see the
-join's feed go). On failure: the screen, every log and report, and Janus's log."""
+join's feed go); Janus sends the low simulcast layer to its small tiles and the full one once the terminal grows
+large. On failure: the screen, every log and report, and Janus's log."""
 from __future__ import annotations
 
 import time
@@ -11,6 +12,7 @@ from testsupport.bot import BotProcess
 from testsupport.evidence import LogFile, evidence_on_failure
 from testsupport.janus import JanusServer
 from testsupport.netns import emulated_internet
+from testsupport.reports import read_report
 from testsupport.tmux import TmuxSession
 
 ROOM = "1234"
@@ -44,6 +46,24 @@ def test_join_in_a_janus_room_shows_the_publishers_and_leaves_cleanly(tmp_path) 
         for bot in bots:
             bot.wait_for_report(lambda r: any(p.get("display") == "Ada" and (p.get("video") or {}).get("framesDecoded", 0) > 20
                                               for p in (r.get("peers") or {}).values()), 20, f"{bot.name} decodes Ada")
+        # Simulcast follows the tiles: at 120x40 a tile's picture is about 40x28 pixels, so Janus sends the low layer
+        # (160x120); in a terminal whose tiles are wider than 160 pixels, the full one (320x240).
+        def widths(report_data: dict | None) -> set:
+            peers = (report_data or {}).get("peers") or {}
+            return {((peers.get(bot.socket_id) or {}).get("video") or {}).get("width") for bot in bots}
+
+        def report_shows(width: int):
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                if widths(read_report(report)) == {width}:
+                    return
+                time.sleep(0.25)
+            raise AssertionError(f"the join did not receive {width}-pixel-wide pictures: {widths(read_report(report))}")
+        report_shows(160)
+        session.resize(540, 150)
+        report_shows(320)
+        session.resize(120, 40)
+        report_shows(160)
         destroyed = janus.log_text().count("Destroying session")
         session.send("l")
         session.wait_for(lambda sc: "y" in sc and "leave" in sc.lower(), timeout=3, what="the leave question")
