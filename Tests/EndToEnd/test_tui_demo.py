@@ -29,7 +29,9 @@ def all_joined(screen, n):
 
 
 def label_line(screen, needle):
-    return next(line for line in screen.splitlines() if needle in line)
+    """The first line holding `needle`, or "" when none does: a capture can catch a full repaint half drawn (the
+    label rows not yet written), and a predicate that raises would end the wait instead of trying again."""
+    return next((line for line in screen.splitlines() if needle in line), "")
 
 
 def test_grid_shows_every_tile_with_its_label_three_per_row(demo):
@@ -57,7 +59,7 @@ def test_m_flips_the_mute_indicator(demo):
     screen = s.wait_for(lambda sc: "mic MUTED" in sc, what="mic MUTED")
     assert "muted" in label_line(screen, "(you)")
     s.send("m")
-    s.wait_for(lambda sc: "mic on" in sc and "muted" not in label_line(sc, "(you)"), what="mic on again")
+    s.wait_for(lambda sc: "mic on" in sc and "(you)" in sc and "muted" not in label_line(sc, "(you)"), what="mic on again")
 
 
 def test_c_changes_the_source_label(demo):
