@@ -110,9 +110,10 @@ final class SctpPair {
     /// What B must never exceed, whatever A sends.
     func checkBounds() {
         let sctp = b.configuration.sctp
-        // The window, plus the reserve the chunk that fills the first gap may use (SctpReceiveBuffer.reserve).
+        // The window and its eighth (SctpReceiveBuffer.limit), plus the reserve the chunk that fills the first gap may use.
         let reserve = min(sctp.maxIncomingMessage, sctp.receiveWindow) * 17 / 16
-        precondition(b.association.receiveHeldBytes <= sctp.receiveWindow + reserve, "receive buffer above its window and reserve")
+        let limit = sctp.receiveWindow + sctp.receiveWindow / 8
+        precondition(b.association.receiveHeldBytes <= limit + reserve, "receive buffer above its limit and reserve")
         precondition(b.association.receiveHeldBytes >= 0, "receive buffer accounting below zero")
         precondition(b.association.bufferedAmount <= sctp.maxQueuedBytes, "send queue above its bound")
         precondition(b.openChannels.count <= b.configuration.maxChannels, "more channels than maxChannels")
