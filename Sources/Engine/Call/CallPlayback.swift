@@ -32,7 +32,7 @@ public final class CallPlayback: Sendable {
     struct Published: Sendable {
         var snapshot: PlaybackSnapshot
         /// The last ~0.5 s played, for level and frequency (analysed by the caller of `snapshot`, not this thread).
-        var recentSamples: [Int16] = []
+        var recentSamples = RecentSamples(capacity: RemoteMedia.recentSampleCount)
     }
 
     /// Opens the output now, so the note is known before the call starts; nil for `.none`.
@@ -88,8 +88,9 @@ public final class CallPlayback: Sendable {
         s.framesDropped = dropped + gone.dropped
         s.peers = peers
         if analyse, !p.recentSamples.isEmpty {
-            s.level = AudioAnalysis.rmsLevel(p.recentSamples)
-            s.dominantFrequency = AudioAnalysis.dominantFrequency(p.recentSamples)
+            let samples = p.recentSamples.samples
+            s.level = AudioAnalysis.rmsLevel(samples)
+            s.dominantFrequency = AudioAnalysis.dominantFrequency(samples)
         }
         return s
     }
@@ -112,10 +113,7 @@ public final class CallPlayback: Sendable {
             published.withLock { p in
                 p.snapshot.framesPlayed += 1
                 p.snapshot.frameLevel = level
-                p.recentSamples += mix.samples
-                if p.recentSamples.count > RemoteMedia.recentSampleCount {
-                    p.recentSamples.removeFirst(p.recentSamples.count - RemoteMedia.recentSampleCount)
-                }
+                p.recentSamples.append(mix.samples)
                 if wasDevice, !Self.isDevice(sink) {
                     p.snapshot.note = "speaker: none (the ALSA device failed during the call); levels measured only"
                 }

@@ -16,7 +16,8 @@ final class RemoteMedia {
     /// Why the last refused frame was refused (a corrupt frame, an oversized keyframe), for the log.
     private(set) var lastDecodeError: String?
     /// The most recent `recentSampleCount` samples played out.
-    private(set) var recentSamples: [Int16] = []
+    private var recent = RecentSamples(capacity: recentSampleCount)
+    var recentSamples: [Int16] { recent.samples }
     static let recentSampleCount = AudioFrame.sampleRate / 2
 
     init() throws(EngineError) {
@@ -102,8 +103,7 @@ final class RemoteMedia {
             frame = .silence
         }
         audio.peakLevel = max(audio.peakLevel, AudioAnalysis.rmsLevel(frame.samples))
-        recentSamples += frame.samples
-        if recentSamples.count > Self.recentSampleCount { recentSamples.removeFirst(recentSamples.count - Self.recentSampleCount) }
+        recent.append(frame.samples)
         return frame
     }
 }

@@ -163,3 +163,19 @@ func aToneThroughTheALSALoopbackKeepsItsFrequency() throws {
     let measured = try #require(AudioAnalysis.dominantFrequency(Array(got.suffix(4_800))))
     #expect(abs(measured - 880) <= 3)
 }
+
+/// The analysis runs eight frequencies per pass; each lane must be exactly the one-frequency Goertzel recurrence, so
+/// that grouping can never move a reading (the tone tests compare frequencies to the hertz).
+@Test func goertzelLanesEqualTheScalarRecurrence() {
+    var generator = SystemRandomNumberGenerator()
+    let x = (0..<2_400).map { _ in Double(Int16.random(in: .min ... .max, using: &generator)) }
+    let frequencies = (0..<19).map { _ in Double.random(in: 20...8_000, using: &generator) }
+    let powers = AudioAnalysis.goertzelPowers(x, frequencies, sampleRate: 48_000)
+    #expect(powers.count == frequencies.count)
+    for (f, power) in zip(frequencies, powers) {
+        let coeff = 2 * cos(2 * Double.pi * f / 48_000)
+        var s1 = 0.0, s2 = 0.0
+        for v in x { let s0 = v + coeff * s1 - s2; s2 = s1; s1 = s0 }
+        #expect(power == s1 * s1 + s2 * s2 - coeff * s1 * s2, "at \(f) Hz")
+    }
+}

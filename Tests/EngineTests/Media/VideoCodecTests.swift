@@ -148,3 +148,32 @@ func vp8RoundTripAtALowBitrateKeepsTheTestCardReadableAndItsColour(size: (Int, I
     let grown = try I420Scaler.scale(f, width: 8, height: 4)
     #expect(grown.y.prefix(8) == [0, 0, 100, 100, 200, 200, 250, 250])
 }
+
+/// Halving (a simulcast low layer) has its own loop; it must give what the general area average gives, strides and
+/// odd chroma sizes included.
+@Test(arguments: [(320, 240), (322, 242), (6, 2)])
+func theHalvingLoopEqualsTheAreaAverage(width: Int, height: Int) throws {
+    var generator = SystemRandomNumberGenerator()
+    let stride = width + 7, cw = (width + 1) / 2, ch = (height + 1) / 2
+    func noise(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+    let f = try VideoFrame(width: width, height: height, y: noise(stride * height), yStride: stride,
+                           u: noise((cw + 3) * ch), uStride: cw + 3, v: noise(cw * ch), vStride: cw, timestamp: 0)
+    let half = try I420Scaler.scale(f, width: width / 2, height: height / 2)
+    func reference(_ src: [UInt8], _ stride: Int, _ sw: Int, _ sh: Int, _ dw: Int, _ dh: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: dw * dh)
+        for dy in 0..<dh {
+            let y0 = dy * sh / dh, y1 = max(y0 + 1, (dy + 1) * sh / dh)
+            for dx in 0..<dw {
+                let x0 = dx * sw / dw, x1 = max(x0 + 1, (dx + 1) * sw / dw)
+                var sum = 0
+                for sy in y0..<y1 { for sx in x0..<x1 { sum += Int(src[sy * stride + sx]) } }
+                out[dy * dw + dx] = UInt8(sum / ((y1 - y0) * (x1 - x0)))
+            }
+        }
+        return out
+    }
+    let hw = width / 2, hh = height / 2, hcw = (hw + 1) / 2, hch = (hh + 1) / 2
+    #expect(half.y == reference(f.y, stride, width, height, hw, hh))
+    #expect(half.u == reference(f.u, cw + 3, cw, ch, hcw, hch))
+    #expect(half.v == reference(f.v, cw, cw, ch, hcw, hch))
+}
