@@ -19,40 +19,17 @@ On failure: the bots' logs and reports, coturn's log, the server's log, Chromium
 
 from __future__ import annotations
 
-import pathlib
 import time
 import urllib.parse
 
 import pytest
 
-from testsupport.binaries import conftui_bin
-from testsupport.bot import BotProcess, bot_participant
+from testsupport.bot import bot_participant
 from testsupport.chromium import Chromium
-from testsupport.coturn import Coturn
 from testsupport.evidence import evidence_on_failure
+from testsupport.internet_calls import bot_in, serve_in, started
 from testsupport.netns import PUBLIC_ADDRESS, emulated_internet
 from testsupport.pages import PAGE_READY, PagesEvidence, wait_until
-from testsupport.serve import ServerProcess
-
-
-def serve_in(net, workdir: pathlib.Path) -> ServerProcess:
-    command = ("ip", "netns", "exec", net.public, conftui_bin(), "serve", "--port", "0", "--host", PUBLIC_ADDRESS)
-    return ServerProcess(command, "conftui serve (public namespace)", workdir / "serve.log").start()
-
-
-def started(evidence, net, workdir):
-    coturn = evidence.add(Coturn(PUBLIC_ADDRESS, workdir, net.public), close=None)
-    serve = serve_in(net, workdir)
-    evidence.add(serve)
-    return coturn, serve
-
-
-def bot_in(evidence, site, serve, coturn, room, name, tone, workdir, duration=40.0, turn: str | None = None) -> BotProcess:
-    relay = coturn.turn_args(turn) if turn else []
-    bot = evidence.add(BotProcess(serve.ws_url, room, name, workdir, "--stun", coturn.stun_uri, "--tone", str(tone),
-                                  *relay, duration=duration, host_candidates="all", netns=site.client))
-    bot.wait_joined()
-    return bot
 
 
 def chromium_decodes(page, bot, frames: int, timeout: float, what: str) -> dict:

@@ -12,7 +12,8 @@ audio. `remote()` is the one peer of a two-party test.
 With `data_channel=True` it also speaks SkyRTC's chat and files (`aiortc_datachannel.SkyRTCChannel`): as the offerer
 it makes the channel, labelled "undefined" as the original client's was, before its offer; as the answerer it takes the
 channel the peer opens (`on("datachannel")`). Each peer's channel is in `channels`; `say` and `send_files` go to each
-once it opens. `close_on_remove=False` leaves a connection open on `_remove_peer`, so whatever ends it afterwards
+once it opens. `advertise` adds candidates to what it signals (and trickles them): a member whose candidates
+include addresses no unicast peer has. `close_on_remove=False` leaves a connection open on `_remove_peer`, so whatever ends it afterwards
 came from the peer itself (its DTLS close or SCTP abort), not from us.
 
 Pin aioice's host gathering to 127.0.0.1 with `loopback_host_addresses` (docs/webrtc-interop.md §9: it never
@@ -186,7 +187,7 @@ class AiortcPeer:
                  log_level: int = logging.INFO, tracks: Callable[[], list[MediaStreamTrack]] | None = None,
                  bundle_policy: RTCBundlePolicy = RTCBundlePolicy.BALANCED, data_channel: bool = False,
                  say: list[str] = (), send_files: list[tuple[str, bytes]] = (), close_on_remove: bool = True,
-                 chunk_characters: int = CHUNK_CHARACTERS) -> None:
+                 chunk_characters: int = CHUNK_CHARACTERS, advertise: list[str] = ()) -> None:
         """`tracks`: what to send on each connection, one `addTrack` (so one m= section) per track in that order;
         by default the tone and the half-white picture (one audio and one video section). More than one section of
         a kind needs `bundle_policy=RTCBundlePolicy.MAX_BUNDLE`: under aiortc's default (BALANCED) the second
@@ -199,6 +200,9 @@ class AiortcPeer:
         self.data_channel, self.say, self.send_files = data_channel, list(say), list(send_files)
         self.close_on_remove = close_on_remove
         self.chunk_characters = chunk_characters   # data URL characters in each file chunk it sends
+        # Candidate attributes ("candidate:..."), beyond aiortc's own, put in every description it sends and then
+        # trickled as `__ice_candidate`s: what a hostile or broken member advertises.
+        self.advertise = list(advertise)
         self.channels: dict[str, SkyRTCChannel] = {}   # socketId -> its SkyRTC channel (data_channel=True)
         self.tracks = tracks or (lambda: [PacedTone(self.tone_hz), HalfWhite(self.fps)])
         self.you: str | None = None
@@ -280,9 +284,16 @@ class AiortcPeer:
                 logging.getLogger(name).removeHandler(self._handler)
 
     async def _send_description(self, ws, socket_id: str, pc: RTCPeerConnection) -> None:
-        kind = pc.localDescription.type
+        kind, sdp = pc.localDescription.type, pc.localDescription.sdp
+        if self.advertise:
+            extra = "".join(f"a={c}\r\n" for c in self.advertise)
+            sdp = "".join(line + ("\r\n" + extra if line.startswith("a=mid:") else "\r\n")
+                          for line in sdp.split("\r\n")[:-1])
         await ws.send(json.dumps({"eventName": f"__{kind}", "data": {
-            "socketId": socket_id, "sdp": {"type": kind, "sdp": pc.localDescription.sdp}}}))
+            "socketId": socket_id, "sdp": {"type": kind, "sdp": sdp}}}))
+        for candidate in self.advertise:
+            await ws.send(json.dumps({"eventName": "__ice_candidate", "data": {
+                "socketId": socket_id, "label": 0, "id": "0", "candidate": candidate}}))
 
     async def _add_candidate(self, socket_id: str, data: dict) -> None:
         self.seen[socket_id].candidates.append(data)

@@ -3,7 +3,7 @@ polling screens, pages and files never starves its media or ICE of the GIL. It w
 0.5 s and at the end (SIGTERM, with getStats), the way `conftui bot --report` does:
     python -m testsupport.aiortc_process WS_URL --room ROOM --tone HZ --report FILE --log FILE
 (with Tests/ on the module path). `AiortcProcess` starts it and reads that report. Its host candidates are pinned
-to 127.0.0.1, and it sends its picture at 10 frames/s (it encodes it once per peer of a mesh).
+to 127.0.0.1 (or `--host ADDRESS`, with `--advertise CANDIDATE` for candidates it signals beyond its own), and it sends its picture at 10 frames/s (it encodes it once per peer of a mesh).
 """
 
 from __future__ import annotations
@@ -24,15 +24,16 @@ from testsupport.processes import stop_process, tail
 from testsupport.reports import read_report, write_report
 
 
-async def take_part(ws_url: str, room: str, tone_hz: float, report: str, log_path: str) -> None:
+async def take_part(ws_url: str, room: str, tone_hz: float, report: str, log_path: str, host: str = "127.0.0.1",
+                    advertise: list[str] = ()) -> None:
     import aioice.ice
 
-    from testsupport.aiortc_peer import AiortcPeer, loopback_host_addresses
-    aioice.ice.get_host_addresses = loopback_host_addresses
+    from testsupport.aiortc_peer import AiortcPeer
+    aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: [host]
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         asyncio.get_running_loop().add_signal_handler(signum, stop.set)
-    peer = AiortcPeer(ws_url, room, tone_hz, fps=10, log_level=logging.WARNING)
+    peer = AiortcPeer(ws_url, room, tone_hz, fps=10, log_level=logging.WARNING, advertise=advertise)
     client = asyncio.ensure_future(peer.run(stop))
     try:
         while not stop.is_set() and not client.done():
@@ -53,12 +54,17 @@ async def take_part(ws_url: str, room: str, tone_hz: float, report: str, log_pat
 class AiortcProcess:
     """The peer as a subprocess (see the module doc); `report()` is its latest JSON report."""
 
-    def __init__(self, ws_url: str, room: str, tone_hz: float, tmp_path: pathlib.Path) -> None:
+    def __init__(self, ws_url: str, room: str, tone_hz: float, tmp_path: pathlib.Path, netns: str | None = None,
+                 host: str = "127.0.0.1", advertise: list[str] = ()) -> None:
+        """`netns`: the namespace to run in, `host` its one host address there; `advertise`: candidates beyond its
+        own that it signals (`AiortcPeer`)."""
         self.report_path = tmp_path / "aiortc.json"
         self.log_path = tmp_path / "aiortc.log"
         self.output_path = tmp_path / "aiortc.out"
-        self.command = [sys.executable, "-m", "testsupport.aiortc_process", ws_url, "--room", room,
-                        "--tone", str(tone_hz), "--report", str(self.report_path), "--log", str(self.log_path)]
+        self.command = [*(["ip", "netns", "exec", netns] if netns else []),
+                        sys.executable, "-m", "testsupport.aiortc_process", ws_url, "--room", room,
+                        "--tone", str(tone_hz), "--report", str(self.report_path), "--log", str(self.log_path),
+                        "--host", host, *(f"--advertise={c}" for c in advertise)]
         environment = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(TESTS),
                                                                                os.environ.get("PYTHONPATH")])))
         with open(self.output_path, "wb") as output:
@@ -120,8 +126,10 @@ def main() -> None:
     parser.add_argument("--tone", type=float, default=880.0)
     parser.add_argument("--report", required=True)
     parser.add_argument("--log", required=True)
+    parser.add_argument("--host", default="127.0.0.1", help="its one host address (default: loopback)")
+    parser.add_argument("--advertise", action="append", default=[], help="a candidate to signal beyond its own")
     args = parser.parse_args()
-    asyncio.run(take_part(args.ws_url, args.room, args.tone, args.report, args.log))
+    asyncio.run(take_part(args.ws_url, args.room, args.tone, args.report, args.log, args.host, args.advertise))
 
 
 if __name__ == "__main__":

@@ -325,11 +325,8 @@ public final class CallCore {
         // A forwarding server's publishing connection offers the low encoding beside the full one, so the server can
         // forward the small picture to whoever shows it small (a terminal's tile) and the full one to the rest.
         settings.simulcast = c.media == .sendOnly && c.participants == .bySection
-        if configuration.loopbackOnly {
-            settings.acceptRemoteAddress = { $0.isLoopback }
-        } else {
-            settings.acceptRemoteAddress = { !$0.isLinkLocal }
-        }
+        let loopbackOnly = configuration.loopbackOnly
+        settings.acceptRemoteAddress = { Self.acceptsRemote($0, loopbackOnly: loopbackOnly) }
         do {
             c.connection = try PeerConnection(configuration: settings)
         } catch {
@@ -452,9 +449,18 @@ public final class CallCore {
     /// the peer's checks to our relayed address get through even before ours have gone out (the client bounds them).
     private func permitRelay(to candidates: [IceCandidate], of c: CallConnection, now: TransportTime) {
         guard let relay = c.relay else { return }
-        for ip in Set(candidates.compactMap(\.address.ip)) where !ip.isLoopback || relay.server.address.ip.isLoopback {
+        // Never an address no unicast peer has: coturn deletes the allocation when such a send fails (the connection
+        // refuses and logs those candidates itself, IPAddress.notUnicastReason).
+        let peers = Set(candidates.compactMap(\.transportAddress).filter { $0.notUnicastPeerReason == nil }.map(\.ip))
+        for ip in peers where Self.acceptsRemote(ip, loopbackOnly: configuration.loopbackOnly) && (!ip.isLoopback || relay.server.address.ip.isLoopback) {
             take(relay.handle(.permit(ip), now: now), for: c, now: now)
         }
+    }
+
+    /// The remote addresses a connection may use (what `start` tells each PeerConnection): loopback only with
+    /// `loopbackOnly`, otherwise anything but IPv6 link-local (unusable without a scope id, which SDP does not carry).
+    private static func acceptsRemote(_ ip: IPAddress, loopbackOnly: Bool) -> Bool {
+        loopbackOnly ? ip.isLoopback : !ip.isLinkLocal
     }
 
     private func route(_ relayed: RelayLink.Output, for c: CallConnection) {

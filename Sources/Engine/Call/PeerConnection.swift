@@ -31,6 +31,10 @@ public final class PeerConnection {
     private var remoteCandidateAddresses = Set<TransportAddress>()
     /// Remote candidates ignored because `CallLimits.maxRemoteCandidates` were already taken (pending or added).
     public private(set) var droppedRemoteCandidates = 0
+    /// Remote candidates at addresses no unicast peer has (`TransportAddress.notUnicastPeerReason`); the first
+    /// `refusalsLogged` are logged, the rest only counted (a hostile peer could send thousands).
+    public private(set) var refusedRemoteCandidates = 0
+    static let refusalsLogged = 8
     /// Candidates waiting for the remote description (tests check the bound).
     var pendingRemoteCandidateCount: Int { pendingRemoteCandidates.count }
     private var transportDeadline: TransportTime?
@@ -658,8 +662,16 @@ public final class PeerConnection {
     private func addRemote(_ candidate: IceCandidate, now: TransportTime) {
         // Chrome's `<uuid>.local` names are not resolved: peer-reflexive candidates cover them (docs/webrtc-interop.md §1).
         guard let ip = candidate.address.ip, candidate.transport == "udp", candidate.component == 1,
-              configuration.acceptRemoteAddress(ip), let address = candidate.transportAddress,
-              !remoteCandidateAddresses.contains(address) else { return }
+              let address = candidate.transportAddress else { return }
+        if let reason = address.notUnicastPeerReason {
+            refusedRemoteCandidates += 1
+            if refusedRemoteCandidates <= Self.refusalsLogged {
+                warn("remote candidate \(address) refused: \(reason), not a unicast peer"
+                     + (refusedRemoteCandidates == Self.refusalsLogged ? " (further refusals are counted, not logged)" : ""))
+            }
+            return
+        }
+        guard configuration.acceptRemoteAddress(ip), !remoteCandidateAddresses.contains(address) else { return }
         guard remoteCandidateAddresses.count < CallLimits.maxRemoteCandidates else { droppedRemoteCandidates += 1; return }
         remoteCandidateAddresses.insert(address)
         feedTransport(.command(.addRemoteCandidate(candidate)), now: now)

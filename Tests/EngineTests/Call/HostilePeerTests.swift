@@ -92,6 +92,28 @@ import Testing
         try h.negotiate()
         #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
     }
+
+    /// Candidates no unicast peer can have (broadcast, multicast, unspecified, port 0...) are refused with a reason
+    /// before ICE or the relay sees them; a flood of them logs the first few and counts the rest; the call goes on.
+    @Test(.timeLimit(.minutes(1)))
+    func candidatesNoUnicastPeerHasAreRefusedWithAReasonAndTheConnectionGoesOn() throws {
+        let h = try PeerPairHarness(seed: 7)
+        let texts = ["255.255.255.255:9", "224.0.0.1:5000", "0.0.0.0:9", "240.0.0.1:9", "[::]:9", "[ff02::1]:9",
+                     "[::ffff:255.255.255.255]:9", "10.0.0.1:0"] + (1...40).map { "239.1.1.\($0):5000" }
+        for text in texts {
+            let a = TransportAddress(text)!
+            h.feed("B", .command(.addRemoteCandidate(IceCandidate(foundation: "x", priority: 1, address: .ip(a.ip),
+                                                                   port: a.port, kind: .host))))
+        }
+        // Held until the remote description is there, then refused.
+        try h.negotiate()
+        let refused = warnings(h.events["B"]!).filter { $0.contains("not a unicast peer") }
+        #expect(refused.count == PeerConnection.refusalsLogged)
+        #expect(refused.first?.contains("255.255.255.255:9 refused: limited broadcast") == true)
+        #expect(refused.last?.contains("further refusals are counted") == true)
+        #expect(h.b.refusedRemoteCandidates == texts.count)
+        #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
+    }
 }
 
 /// The same crashers at a whole `Call` (what `conftui bot` and `join` run): the hostile member's connections fail

@@ -163,6 +163,9 @@ public final class IceAgent {
             ignoredMdnsCandidates += 1
             return nil
         }
+        // Refused here too (the call refuses and logs them before they arrive): a check is never sent to an address
+        // no unicast peer has, which through a relay would cost the allocation (IPAddress.notUnicastReason).
+        guard address.notUnicastPeerReason == nil else { droppedRemoteCandidates += 1; return nil }
         if let existing = remoteByAddress[address] {
             // §7.3.1.3: a signalled candidate replaces the peer-reflexive one learned for the same address.
             if remotes[existing].kind == .prflx && candidate.kind != .prflx {

@@ -64,6 +64,33 @@ public enum IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Why no unicast peer can have this address, or nil when one can. A relay asked to send to such an address
+    /// fails the send (coturn 4.6 gets EACCES for a broadcast address) and then deletes the whole allocation, so
+    /// such remote candidates are refused before anything is sent or permitted for them: RFC 1122 §3.2.1.3 (0/8
+    /// and limited broadcast are never destinations of a unicast peer), RFC 5771 (224/4 multicast), RFC 1112 §4
+    /// (240/4 reserved), RFC 4291 §2.5.2 and §2.7 (:: and ff00::/8), and the IPv4-mapped forms of the IPv4 ones.
+    public var notUnicastReason: String? {
+        switch self {
+        case .v4(let a): return Self.notUnicastReason(v4: a)
+        case .v6(let hi, let lo):
+            if hi == 0 && lo == 0 { return "unspecified (::)" }
+            if hi >> 56 == 0xFF { return "multicast (ff00::/8)" }
+            if hi == 0, lo >> 32 == 0xFFFF, let reason = Self.notUnicastReason(v4: UInt32(truncatingIfNeeded: lo)) {
+                return "IPv4-mapped \(reason)"
+            }
+            return nil
+        }
+    }
+
+    private static func notUnicastReason(v4 a: UInt32) -> String? {
+        if a == 0 { return "unspecified (0.0.0.0)" }
+        if a >> 24 == 0 { return "\"this network\" (0.0.0.0/8)" }
+        if a == .max { return "limited broadcast (255.255.255.255)" }
+        if a >> 28 == 0xE { return "multicast (224.0.0.0/4)" }
+        if a >> 28 == 0xF { return "reserved (240.0.0.0/4)" }
+        return nil
+    }
+
     public var description: String {
         switch self {
         case .v4(let a):

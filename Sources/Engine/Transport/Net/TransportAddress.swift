@@ -23,6 +23,13 @@ public struct TransportAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Why no unicast peer can be reached here, or nil: an address no unicast peer has (`IPAddress.notUnicastReason`)
+    /// or port 0, which no socket can send to (Linux refuses it with EINVAL, another error a relay dies of).
+    public var notUnicastPeerReason: String? {
+        if let reason = ip.notUnicastReason { return reason }
+        return port == 0 ? "port 0" : nil
+    }
+
     public var description: String {
         ip.isIPv4 ? "\(ip):\(port)" : "[\(ip)]:\(port)"
     }

@@ -335,6 +335,9 @@ public final class TurnClient {
     /// full or the address family cannot be relayed.
     private func permission(for ip: IPAddress, now: TransportTime) -> TurnPermission? {
         if let existing = permissions[ip] { return existing }
+        // A send to an address no unicast peer has fails at the server, which then deletes the whole allocation
+        // (coturn 4.6): never permitted, never sent to (IPAddress.notUnicastReason).
+        guard ip.notUnicastReason == nil else { return nil }
         guard state == .allocating || state == .allocated || state == .idle,
               permissions.count < config.maxPermissions else { return nil }
         // RFC 8656 §9.1: a peer of the other address family gets 443 (Peer Address Family Mismatch); not asked.
@@ -345,7 +348,7 @@ public final class TurnClient {
     }
 
     private func relay(_ bytes: [UInt8], to peer: TransportAddress, now: TransportTime) {
-        guard state == .allocated, let permission = permission(for: peer.ip, now: now) else {
+        guard state == .allocated, peer.port != 0, let permission = permission(for: peer.ip, now: now) else {
             droppedSends += 1
             return
         }

@@ -45,6 +45,24 @@ import Testing
         #expect(h.server.isAuthenticated(bind))
     }
 
+    /// coturn 4.6 deletes the allocation when a send to a peer fails with EACCES (a broadcast address) or EINVAL
+    /// (port 0): such peers get no permission, no channel and no datagram.
+    @Test func addressesNoUnicastPeerHasGetNoPermissionAndNothingIsSentToThem() throws {
+        let h = TurnClientHarness()
+        try h.allocate()
+        let before = h.sent.count
+        for text in ["255.255.255.255:9", "224.0.0.1:9", "0.0.0.0:9", "240.0.0.1:9"] {
+            let target = TransportAddress(text)!
+            h.feed(.permit(target.ip))
+            h.feed(.send(to: target, bytes: [1, 2, 3]))
+        }
+        // Port 0: the address may be a peer's (its permission is per IP), but nothing can be sent to that port.
+        h.feed(.send(to: TransportAddress("203.0.113.7:0")!, bytes: [1, 2, 3]))
+        #expect(h.sent.count == before, "no CreatePermission, Send indication or ChannelBind went out")
+        #expect(h.client.permissionCount == 0)
+        #expect(h.client.droppedSends == 5)
+    }
+
     @Test func sendIndicationsUntilBoundThenChannelDataWithoutPaddingOverUDP() throws {
         let h = try relaying(bindChannel: false)
         h.feed(.send(to: peer, bytes: [4, 5]))
