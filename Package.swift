@@ -67,7 +67,7 @@ let package = Package(
         // The call target keeps the module name Engine and re-exports the three below it (Call/EngineLayers.swift),
         // so `import Engine` in ConfTUI, Bench and ConfTUIFuzz still sees the whole public API.
         .target(name: "EngineTransport", dependencies: ["COpenSSL", "CSRTP", "OpenSSLSupport"],
-                path: "Sources/Engine/Transport", exclude: ["README.md", "TURN/README.md"], swiftSettings: release),
+                path: "Sources/Engine/Transport", exclude: ["README.md", "TURN/README.md", "TLS/README.md"], swiftSettings: release),
         .target(name: "EngineRTP", dependencies: ["EngineTransport"],
                 path: "Sources/Engine/RTP", exclude: ["README.md"], swiftSettings: release),
         .target(name: "EngineMedia", dependencies: ["EngineTransport", "EngineRTP", "CVPX", "COpus", "CALSA", "CV4L2"],

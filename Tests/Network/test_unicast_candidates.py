@@ -4,7 +4,8 @@
 coturn 4.6 deletes a whole allocation when a send to a peer fails with EACCES (a broadcast address) or another error
 it does not expect; a client that asks its relay to reach every remote candidate loses the relay of that connection,
 silently. Here two bots behind symmetric NATs are relayed by coturn, and an aiortc participant in the public
-namespace joins with such candidates in its offers and trickled after them. The bots refuse them with a logged
+namespace, which the bots' routers let them reach only through coturn, joins with such candidates in its offers and
+trickled after them. The bots refuse them with a logged
 reason, coturn's log shows no failed send and no allocation deleted early, and every call goes on: the bots decode
 each other's test card and tone, and each decodes the aiortc member's picture and it theirs.
 
@@ -36,7 +37,10 @@ def test_candidates_no_unicast_peer_has_cost_nobody_their_relay(tmp_path):
         from testsupport.netns import run
         run("ip", "addr", "add", f"{MEMBER_ADDRESS}/24", "dev", "br0", ns=net.public)
         sites = [net.add_site("symmetric"), net.add_site("symmetric")]
-        coturn, serve = started(evidence, net, tmp_path)
+        for site in sites:
+            # Only through a relay can a bot reach the member: its relay is what is at stake.
+            site.block(MEMBER_ADDRESS)
+        coturn, serve = started(evidence, net, tmp_path, "--verbose")
         try:
             bots = [bot_in(evidence, site, serve, coturn, "hostile", name, tone, tmp_path, duration=60, turn="udp")
                     for site, name, tone in zip(sites, ("Ana", "Ben"), (440, 660))]

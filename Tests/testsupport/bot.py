@@ -39,8 +39,10 @@ def bot_participant(name: str) -> int:
 
 class BotProcess:
     def __init__(self, ws_url: str, room: str, name: str, tmp_path: pathlib.Path, *extra: str,
-                 duration: float = 45.0, host_candidates: str = "loopback", netns: str | None = None) -> None:
-        """`netns`: run inside that network namespace (testsupport.netns); `host_candidates` is the bot's option."""
+                 duration: float = 45.0, host_candidates: str = "loopback", netns: str | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        """`netns`: run inside that network namespace (testsupport.netns); `host_candidates` is the bot's option;
+        `env`: variables added to its environment."""
         self.name = name
         self.log_path = tmp_path / f"bot-{name}.log"
         self.report_path = tmp_path / f"bot-{name}.json"
@@ -50,7 +52,7 @@ class BotProcess:
                         *extra]
         self.started = time.monotonic()
         self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True)
+                                        stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
         self.stdout = LineReader(self.process.stdout)
         self.socket_id: str | None = None
         self.report: dict | None = None

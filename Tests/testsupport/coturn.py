@@ -1,5 +1,5 @@
 """Debian's coturn (`turnserver`) for a test: STUN on UDP 3478 and a TURN relay with one long-term credential,
-listening on one address only (loopback or an emulated-network namespace), no TLS, no CLI, its own log in the
+listening on one address only (loopback or an emulated-network namespace), TLS only when asked (`tls_port`), no CLI, its own log in the
 test's directory. It never reads /etc/turnserver.conf (`-n`)."""
 
 from __future__ import annotations
@@ -18,12 +18,16 @@ USER, PASSWORD, REALM = "conftui", "test-only-secret", "conftui.test"
 
 class Coturn:
     def __init__(self, address: str, workdir: pathlib.Path, netns: str | None = None, port: int = 3478,
-                 *extra: str) -> None:
-        self.address, self.port = address, port
+                 *extra: str, tls_port: int | None = None, cert: pathlib.Path | None = None,
+                 key: pathlib.Path | None = None) -> None:
+        """`tls_port` (with `cert` and `key`): also a TLS listener there, for `turns:`."""
+        self.address, self.port, self.tls_port = address, port, tls_port
+        tls = ["--tls-listening-port", str(tls_port), "--cert", str(cert), "--pkey", str(key), "--no-dtls"] \
+            if tls_port else ["--no-tls", "--no-dtls"]
         self.log_path = workdir / "turnserver.log"
         self.command = [*(["ip", "netns", "exec", netns] if netns else []), TURN_BINARY, "-n",
                         "--listening-ip", address, "--relay-ip", address, "--listening-port", str(port),
-                        "--no-cli", "--no-tls", "--no-dtls", "--lt-cred-mech", "--user", f"{USER}:{PASSWORD}",
+                        "--no-cli", *tls, "--lt-cred-mech", "--user", f"{USER}:{PASSWORD}",
                         "--realm", REALM, "--log-file", str(self.log_path), "--simple-log", "--no-stdout-log",
                         "--pidfile", str(workdir / "turnserver.pid"), "--min-port", "49152", "--max-port", "49999",
                         *extra]
@@ -56,9 +60,11 @@ class Coturn:
         return f"stun:{self.address}:{self.port}"
 
     def turn_args(self, transport: str = "udp") -> list[str]:
-        """The `--turn` options of a conftui command using this server (UDP, or TCP for networks without UDP)."""
-        return ["--turn", f"turn:{self.address}:{self.port}?transport={transport}", "--turn-user", USER,
-                "--turn-password", PASSWORD]
+        """The `--turn` options of a conftui command using this server (UDP, or TCP for networks without UDP, or
+        "tls" for `turns:` on the TLS listener)."""
+        uri = f"turns:{self.address}:{self.tls_port}?transport=tcp" if transport == "tls" \
+            else f"turn:{self.address}:{self.port}?transport={transport}"
+        return ["--turn", uri, "--turn-user", USER, "--turn-password", PASSWORD]
 
     def close(self) -> None:
         stop_process(self.process, timeout=5)

@@ -17,8 +17,8 @@ def serve_in(net, workdir: pathlib.Path) -> ServerProcess:
     return ServerProcess(command, "conftui serve (public namespace)", workdir / "serve.log").start()
 
 
-def started(evidence, net, workdir):
-    coturn = evidence.add(Coturn(PUBLIC_ADDRESS, workdir, net.public), close=None)
+def started(evidence, net, workdir, *coturn_options: str):
+    coturn = evidence.add(Coturn(PUBLIC_ADDRESS, workdir, net.public, 3478, *coturn_options), close=None)
     serve = serve_in(net, workdir)
     evidence.add(serve)
     return coturn, serve

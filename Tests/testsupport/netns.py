@@ -124,11 +124,12 @@ class EmulatedInternet:
         run("ip", "link", "set", "lo", "up", ns=name)
 
     def add_site(self, nat: str = "restricted", loss_percent: int = 0, rate_kbit: int | None = None,
-                 block_udp: bool = False) -> Site:
+                 block_udp: bool = False, tcp_port_only: int | None = None) -> Site:
         """A client namespace behind a router. `rate_kbit` limits both directions at the router (tbf on its wan
         for the uplink and on its lan for the downlink, with a 300 ms buffer like a home router's); `loss_percent`
         drops that share of forwarded packets both ways; `block_udp` drops forwarded UDP (a network that only lets
-        TCP out)."""
+        TCP out); `tcp_port_only` drops all UDP and all TCP but that port's (a hotel or office network that lets
+        only HTTPS out: 443)."""
         assert nat in ("restricted", "full-cone", "symmetric")
         n = len(self.sites) + 1
         client, router = f"{PREFIX}{self.tag}c{n}", f"{PREFIX}{self.tag}r{n}"
@@ -164,8 +165,13 @@ class EmulatedInternet:
         rules += [
             "  chain through { type filter hook forward priority filter; policy accept;",
         ]
-        if block_udp:
+        if block_udp or tcp_port_only:
             rules.append("    meta l4proto udp drop")
+        if tcp_port_only:
+            # Outward connections to that port only; their replies follow conntrack.
+            rules += ["    ct state established,related accept",
+                      f'    iifname "lan" tcp dport != {int(tcp_port_only)} drop',
+                      '    iifname "wan" drop']
         if loss_percent:
             rules.append(f"    numgen random mod 100 lt {int(loss_percent)} drop")
         rules += ["  }", "}"]

@@ -18,16 +18,18 @@ enum CallOptionsParsing {
 
     /// `--turn` and its credentials; `demo` takes them too.
     static let turnSpecs: [OptionSpec] = [
-        .value("turn", "URL", "TURN server for relayed candidates: turn:HOST[:PORT][?transport=udp|tcp] (default: none)"),
+        .value("turn", "URL", "TURN server for relayed candidates: turn:HOST[:PORT][?transport=udp|tcp] or, over TLS, "
+               + "turns:HOST[:PORT] (default: none)"),
         .value("turn-user", "USER", "TURN username (long-term credentials; required with --turn)"),
         .value("turn-password", "PASS", "TURN password (or the environment variable CONFTUI_TURN_PASSWORD)"),
+        .flag("turn-insecure", "turns: accept any certificate (encrypts, but does not prove it is your relay)"),
     ]
 
     /// The TURN server of `--turn`, with its credentials; nil without `--turn`.
     static func turnServer(_ args: ParsedArguments) throws -> TurnServer? {
         guard let uri = args.value("turn") else {
-            if args.value("turn-user") != nil || args.value("turn-password") != nil {
-                throw UsageError("--turn-user and --turn-password need --turn URL")
+            if args.value("turn-user") != nil || args.value("turn-password") != nil || args.has("turn-insecure") {
+                throw UsageError("--turn-user, --turn-password and --turn-insecure need --turn URL")
             }
             return nil
         }
@@ -36,7 +38,12 @@ enum CallOptionsParsing {
         guard let password = args.value("turn-password") ?? environmentVariables()["CONFTUI_TURN_PASSWORD"] else {
             throw UsageError("--turn needs --turn-password PASS (or CONFTUI_TURN_PASSWORD in the environment)")
         }
-        return try IceServerURI.turn(uri, credentials: TurnCredentials(username: user, password: password))
+        let server = try IceServerURI.turn(uri, credentials: TurnCredentials(username: user, password: password),
+                                           verification: args.has("turn-insecure") ? .insecure : .system)
+        if args.has("turn-insecure") && server.transport != .tls {
+            throw UsageError("--turn-insecure is for turns: (TLS) servers; '\(uri)' is not one")
+        }
+        return server
     }
 
     static let pictureWidths = 64...1280

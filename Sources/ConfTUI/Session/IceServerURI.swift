@@ -5,43 +5,54 @@ import Glibc
 ///
 /// - `stun:HOST[:PORT]`, port 3478 by default.
 /// - `turn:HOST[:PORT][?transport=udp|tcp]`, port 3478 by default and UDP unless `?transport=tcp` (RFC 7065 §3).
-///   `turns:` (TLS, port 5349) is recognised and refused with a clear error: conftui has no TLS client for TURN yet.
+/// - `turns:HOST[:PORT][?transport=tcp]`, TLS over TCP, port 5349 by default (RFC 7065 §3); the certificate must
+///   name HOST (or carry it as an IP address) unless `verification` is `.insecure`.
 enum IceServerURI {
     static func stun(_ text: String) throws -> TransportAddress {
         var rest = Substring(text)
         if rest.hasPrefix("stun:") { rest = rest.dropFirst(5) }
-        return try resolve(rest, option: "--stun", text: text)
+        return try resolve(rest, option: "--stun", text: text, defaultPort: 3478).address
     }
 
-    static func turn(_ text: String, credentials: TurnCredentials) throws -> TurnServer {
+    static func turn(_ text: String, credentials: TurnCredentials,
+                     verification: TlsClientCore.Verification = .system) throws -> TurnServer {
         var rest = Substring(text)
-        if rest.hasPrefix("turns:") {
-            throw UsageError("--turn: '\(text)' asks for TURN over TLS (turns:), which conftui does not speak yet; use turn:HOST:PORT?transport=tcp or udp")
+        let secure = rest.hasPrefix("turns:")
+        guard secure || rest.hasPrefix("turn:") else {
+            throw UsageError("--turn: '\(text)' is not a turn: or turns: URI (turn:HOST[:PORT][?transport=udp|tcp], turns:HOST[:PORT])")
         }
-        guard rest.hasPrefix("turn:") else { throw UsageError("--turn: '\(text)' is not a turn: URI (turn:HOST[:PORT][?transport=udp|tcp])") }
-        rest = rest.dropFirst(5)
-        var transport = TurnServer.Transport.udp
+        rest = rest.dropFirst(secure ? 6 : 5)
+        var transport = secure ? TurnServer.Transport.tls : .udp
         if let question = rest.firstIndex(of: "?") {
             let query = rest[rest.index(after: question)...]
             rest = rest[..<question]
-            guard query.hasPrefix("transport="), let t = TurnServer.Transport(rawValue: String(query.dropFirst(10)).lowercased()) else {
+            let asked = query.hasPrefix("transport=") ? String(query.dropFirst(10)).lowercased() : ""
+            switch (secure, asked) {
+            case (false, "udp"): transport = .udp
+            case (false, "tcp"): transport = .tcp
+            case (true, "tcp"): transport = .tls
+            case (true, "udp"):
+                throw UsageError("--turn: '\(text)' asks for TURN over DTLS, which conftui does not speak; use turns:HOST:PORT (TLS over TCP)")
+            default:
                 throw UsageError("--turn: '\(query)' in '\(text)': expected ?transport=udp or ?transport=tcp")
             }
-            transport = t
         }
-        return TurnServer(address: try resolve(rest, option: "--turn", text: text), transport: transport, credentials: credentials)
+        let (address, host) = try resolve(rest, option: "--turn", text: text, defaultPort: secure ? 5349 : 3478)
+        return TurnServer(address: address, transport: transport, credentials: credentials, tlsHost: host,
+                          tlsVerification: verification)
     }
 
-    /// HOST[:PORT] (an IPv4 address or a name resolved once, now) with 3478 as the default port.
-    private static func resolve(_ rest: Substring, option: String, text: String) throws -> TransportAddress {
-        var host = String(rest), port: UInt16 = 3478
+    /// HOST[:PORT] (an IPv4 address or a name resolved once, now): the address and HOST as written.
+    private static func resolve(_ rest: Substring, option: String, text: String,
+                                defaultPort: UInt16) throws -> (address: TransportAddress, host: String) {
+        var host = String(rest), port = defaultPort
         if let colon = rest.lastIndex(of: ":") {
             guard let p = UInt16(rest[rest.index(after: colon)...]), p > 0 else { throw UsageError("\(option): bad port in '\(text)'") }
             host = String(rest[..<colon])
             port = p
         }
         guard !host.isEmpty else { throw UsageError("\(option): no host in '\(text)'") }
-        if let ip = IPAddress(host) { return TransportAddress(ip: ip, port: port) }
+        if let ip = IPAddress(host) { return (TransportAddress(ip: ip, port: port), host) }
         var hints = addrinfo()
         hints.ai_family = AF_INET
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
@@ -51,6 +62,6 @@ enum IceServerURI {
         }
         defer { freeaddrinfo(result) }
         let v4 = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) }
-        return TransportAddress(ip: .v4(v4), port: port)
+        return (TransportAddress(ip: .v4(v4), port: port), host)
     }
 }

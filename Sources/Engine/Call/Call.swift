@@ -132,6 +132,8 @@ private final class CallLoop {
     var sockets: [TransportAddress: UdpSocket] = [:]
     var socketsOf: [ConnectionID: [TransportAddress]] = [:]
     var streams: [ConnectionID: TcpStream] = [:]
+    /// Streams carrying TLS records (`turns:`), where a refused write ends the stream instead of dropping a message.
+    var recordStreams: Set<ConnectionID> = []
     var deadline: TransportTime?
     var lastPublish = TransportTime.zero
     /// The microphone's and the speaker's notes last logged (a device that fails mid-call changes its note).
@@ -197,11 +199,20 @@ private final class CallLoop {
         case .closeSockets(let id):
             for address in socketsOf.removeValue(forKey: id) ?? [] { sockets[address] = nil }
             streams[id] = nil
+            recordStreams.remove(id)
             call.openConnections.store(core.openConnections, ordering: .relaxed)
-        case .openStream(let id, let server):
+        case .openStream(let id, let server, let records):
             do { streams[id] = try TcpStream(connectTo: server) } catch { feed(.streamClosed(id, reason: "\(error)")) }
+            if records { recordStreams.insert(id) } else { recordStreams.remove(id) }
         case .streamWrite(let id, let bytes):
-            if streams[id]?.write(bytes) == false { call.log("TURN stream of \(id) is full: a message to the server dropped") }
+            guard let stream = streams[id], !stream.write(bytes) else { return }
+            if recordStreams.contains(id) {
+                // A TLS record cannot be skipped (the next one would fail its MAC): the session is over.
+                streams[id] = nil
+                feed(.streamClosed(id, reason: "the stream fell \(TcpStream.maxQueuedBytes / 1024) KiB behind and TLS cannot drop a record"))
+            } else {
+                call.log("TURN stream of \(id) is full: a message to the server dropped")
+            }
         case .signal(let signal): call.send(signal)
         case .announce(let media): call.announce(media)
         case .event(let event):

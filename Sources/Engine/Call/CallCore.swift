@@ -441,7 +441,7 @@ public final class CallCore {
         }
         c.relay = relay
         log("\(short(c.peer)): allocating a relay at \(server.address) over \(server.transport.rawValue)")
-        if relay.path == .tcp { out.effects.append(.openStream(c.id, to: server.address)) }
+        if relay.path == .tcp { out.effects.append(.openStream(c.id, to: server.address, records: server.transport == .tls)) }
         take(relay.handle(.allocate, now: now), for: c, now: now)
     }
 

@@ -68,9 +68,10 @@ extension CallCore {
         case openSockets(ConnectionID)
         /// Close the connection's sockets and its TCP stream, if any.
         case closeSockets(ConnectionID)
-        /// Open a TCP connection to the TURN server for `connection`; feed what it reads as `.streamData`.
-        case openStream(ConnectionID, to: TransportAddress)
-        /// Write one framed TURN message on the connection's TCP stream.
+        /// Open a TCP connection to the TURN server for `connection`; feed what it reads as `.streamData`. `records`:
+        /// the writes are TLS records, none of which may be dropped (a full stream is a broken one).
+        case openStream(ConnectionID, to: TransportAddress, records: Bool)
+        /// Write one framed TURN message (or, over TLS, the records carrying some) on the connection's TCP stream.
         case streamWrite(ConnectionID, [UInt8])
         /// A signal for the room's signaling channel.
         case signal(CallSignalOut)

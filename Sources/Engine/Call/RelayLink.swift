@@ -6,6 +6,7 @@ import EngineTransport
 final class RelayLink {
     enum Path: Equatable {
         case udp(base: TransportAddress)
+        /// A stream the driver keeps: plain TCP, or TCP carrying `tls`'s records.
         case tcp
     }
 
@@ -20,6 +21,8 @@ final class RelayLink {
     let client: TurnClient
     let path: Path
     private var framer = TurnStreamFramer()
+    /// `turns:`: the TLS session on the stream (TURN messages travel in its plaintext).
+    private let tls: TlsClientCore?
     private(set) var deadline: TransportTime?
     /// Why the TCP path broke (refused, closed, a stream that is not TURN); nothing is sent after.
     private(set) var brokenReason: String?
@@ -35,10 +38,12 @@ final class RelayLink {
             guard let base = family.first(where: { $0.ip.isLoopback == server.address.ip.isLoopback }) ?? family.first
             else { return nil }
             path = .udp(base: base)
-        case .tcp:
+        case .tcp, .tls:
             path = .tcp
             config.reliableTransport = true
         }
+        tls = server.transport == .tls ? try? TlsClientCore(host: server.tlsHost, verification: server.tlsVerification) : nil
+        if server.transport == .tls && tls == nil { return nil }
         client = TurnClient(config: config)
     }
 
@@ -59,8 +64,24 @@ final class RelayLink {
         case .udp(let base):
             return Output(datagrams: out.transmits.map { Transmit(from: base, to: server.address, bytes: $0) }, events: out.events)
         case .tcp:
-            return Output(streamWrites: out.transmits, events: out.events)
+            guard let tls else { return Output(streamWrites: out.transmits, events: out.events) }
+            var sealed = TlsClientCore.Output()
+            if tls.state == .handshaking && !startedTls {
+                startedTls = true
+                sealed = tls.start()
+            }
+            for message in out.transmits where !tls.send(message, into: &sealed) {
+                if tls.isFailed { return Output(streamWrites: [], events: out.events + fail(tlsFailure(tls))) }
+            }
+            return Output(streamWrites: sealed.transmit.isEmpty ? [] : [sealed.transmit], events: out.events)
         }
+    }
+
+    private var startedTls = false
+
+    private func tlsFailure(_ tls: TlsClientCore) -> String {
+        if case .failed(let reason) = tls.state { return reason }
+        return "TLS session with \(server.address) failed"
     }
 
     /// Bytes from the TCP connection: framed into messages for the client. A stream that is not TURN ends the
@@ -68,6 +89,13 @@ final class RelayLink {
     func streamData(_ bytes: [UInt8], now: TransportTime) -> Output {
         guard brokenReason == nil, client.state != .failed, client.state != .closed else { return Output() }
         var result = Output()
+        var bytes = bytes
+        if let tls {
+            let opened = tls.receive(bytes)
+            if tls.isFailed { return Output(events: fail(tlsFailure(tls))) }
+            if !opened.transmit.isEmpty { result.streamWrites.append(opened.transmit) }
+            bytes = opened.plaintext
+        }
         do {
             for message in try framer.push(bytes) {
                 let out = handle(.received(message), now: now)
@@ -82,7 +110,7 @@ final class RelayLink {
 
     func streamClosed(reason: String) -> [TurnEvent] {
         guard brokenReason == nil else { return [] }
-        return fail("TCP connection to \(server.address): \(reason)")
+        return fail("\(tls == nil ? "TCP" : "TLS") connection to \(server.address): \(reason)")
     }
 
     private func fail(_ reason: String) -> [TurnEvent] {

@@ -9,15 +9,23 @@ public struct TurnServer: Hashable, Sendable {
         /// For networks that let only TCP out: the allocation still relays UDP to the peers (RFC 8656 §3.1), only
         /// the hop to the server is a stream.
         case tcp
+        /// `turns:`: TCP with TLS on it (RFC 8656 §3.1), for networks that let only TLS out (often on port 443).
+        case tls
     }
 
     public var address: TransportAddress
     public var transport: Transport
     public var credentials: TurnCredentials
+    /// Over TLS: the name (or address literal) the certificate must carry, sent as SNI when it is a name.
+    public var tlsHost: String
+    public var tlsVerification: TlsClientCore.Verification
 
-    public init(address: TransportAddress, transport: Transport, credentials: TurnCredentials) {
+    public init(address: TransportAddress, transport: Transport, credentials: TurnCredentials, tlsHost: String? = nil,
+                tlsVerification: TlsClientCore.Verification = .system) {
         self.address = address
         self.transport = transport
         self.credentials = credentials
+        self.tlsHost = tlsHost ?? address.ip.description
+        self.tlsVerification = tlsVerification
     }
 }
