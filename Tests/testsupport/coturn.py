@@ -31,22 +31,28 @@ class Coturn:
                         "--realm", REALM, "--log-file", str(self.log_path), "--simple-log", "--no-stdout-log",
                         "--pidfile", str(workdir / "turnserver.pid"), "--min-port", "49152", "--max-port", "49999",
                         *extra]
-        self.process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.STDOUT)
+        self.netns = netns
+        self.process = self._start()
+
+    def _start(self) -> subprocess.Popen:
+        """Starts turnserver and returns once it answers a STUN Binding request."""
+        process = subprocess.Popen(self.command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.STDOUT)
+        self.process = process
         # Ready when it answers a STUN Binding request (RFC 8489 §6: type 0x0001, the magic cookie, a transaction id).
         from testsupport.netns import udp_socket_in
-        probe = udp_socket_in(netns) if netns else socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        probe = udp_socket_in(self.netns) if self.netns else socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         probe.settimeout(0.2)
         request = bytes.fromhex("000100002112a442") + os.urandom(12)
         deadline = time.monotonic() + 10
         try:
             while True:
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"turnserver exited with {self.process.returncode}:\n{tail_lines(self.log_path, 40)}")
+                if process.poll() is not None:
+                    raise RuntimeError(f"turnserver exited with {process.returncode}:\n{tail_lines(self.log_path, 40)}")
                 if time.monotonic() > deadline:
                     self.close()
                     raise RuntimeError(f"turnserver answered no STUN request in 10 s:\n{tail_lines(self.log_path, 40)}")
-                probe.sendto(request, (address, port))
+                probe.sendto(request, (self.address, self.port))
                 try:
                     if probe.recv(200)[:2] == b"\x01\x01":
                         break
@@ -54,6 +60,15 @@ class Coturn:
                     pass
         finally:
             probe.close()
+        return process
+
+    def restart(self) -> float:
+        """Stops turnserver and starts it again on the same addresses, as an operator's restart does: every
+        allocation is gone. Returns the monotonic time at which the old process was stopped."""
+        stop_process(self.process, timeout=5)
+        stopped = time.monotonic()
+        self._start()
+        return stopped
 
     @property
     def stun_uri(self) -> str:

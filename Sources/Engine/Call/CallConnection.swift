@@ -22,6 +22,11 @@ final class CallConnection {
     var deadline: TransportTime?
     var gatherer: ServerReflexiveGatherer?
     var relay: RelayLink?
+    /// Allocations lost mid-call and allocated again (bounded by `CallLimits.maxRelayReallocations`).
+    var relayReallocations = 0
+    /// The peer's candidate addresses so far: a new allocation permits them at once, before the peer's answer to
+    /// our ICE restart names them again (bounded like the candidates themselves).
+    var remoteRelayPeers = Set<IPAddress>()
     var timeline: [StateChange] = []
     var timeToConnected: Double?
     /// Server-reflexive candidates found before our description went out wait for it (trickle follows SDP).

@@ -453,8 +453,25 @@ public final class CallCore {
         // refuses and logs those candidates itself, IPAddress.notUnicastReason).
         let peers = Set(candidates.compactMap(\.transportAddress).filter { $0.notUnicastPeerReason == nil }.map(\.ip))
         for ip in peers where Self.acceptsRemote(ip, loopbackOnly: configuration.loopbackOnly) && (!ip.isLoopback || relay.server.address.ip.isLoopback) {
+            if c.remoteRelayPeers.count < CallLimits.maxRemoteCandidates { c.remoteRelayPeers.insert(ip) }
             take(relay.handle(.permit(ip), now: now), for: c, now: now)
         }
+    }
+
+    /// The allocation was lost mid-call (the server restarted or deleted it, or stopped answering): a new one, whose
+    /// relayed candidate restarts ICE (`take(_ events:)`). An allocation that never stood (a wrong password, no
+    /// server) is not asked for again.
+    private func relayLost(_ relay: RelayLink, of c: CallConnection, reason: String, now: TransportTime) {
+        guard relay.client.relayedAddress != nil, c.connection != nil else {
+            return log("\(short(c.peer)): TURN relay failed: \(reason)")
+        }
+        guard c.relayReallocations < CallLimits.maxRelayReallocations else {
+            return log("\(short(c.peer)): TURN relay lost: \(reason); lost \(c.relayReallocations) times already, not allocated again")
+        }
+        c.relayReallocations += 1
+        log("\(short(c.peer)): TURN relay lost: \(reason); allocating a new one")
+        startRelay(relay.server, for: c, now: now)
+        for ip in c.remoteRelayPeers { take(c.relay?.handle(.permit(ip), now: now) ?? .init(), for: c, now: now) }
     }
 
     /// The remote addresses a connection may use (what `start` tells each PeerConnection): loopback only with
@@ -481,12 +498,19 @@ public final class CallCore {
             switch event {
             case .allocated(let relayed, let mapped, let lifetime):
                 log("\(short(c.peer)): relayed candidate \(relayed) (server saw us at \(mapped.map(\.description) ?? "?"), \(lifetime) s)")
-                feed(c, .command(.addLocalRelayed(relayed: relayed, mapped: mapped)), now: now)
+                if c.relayReallocations > 0 {
+                    // RFC 8445 §9: the relayed candidate changed under a running session; a new generation of ICE
+                    // finds the path again (the peer learns it from our re-offer).
+                    log("\(short(c.peer)): restarting ICE on the new relayed candidate")
+                    feed(c, .command(.restartIce(relayed: relayed, mapped: mapped)), now: now)
+                } else {
+                    feed(c, .command(.addLocalRelayed(relayed: relayed, mapped: mapped)), now: now)
+                }
             case .data(let from, let bytes):
                 guard let relayed = relay.relayedAddress else { continue }
                 feed(c, .datagram(from: from, to: relayed, bytes: bytes), now: now)
             case .failed(let reason):
-                log("\(short(c.peer)): TURN relay failed: \(reason)")
+                relayLost(relay, of: c, reason: reason, now: now)
             case .permissionFailed(let ip, let reason):
                 log("\(short(c.peer)): TURN permission for \(ip) refused: \(reason)")
             case .permissionCreated, .channelBound, .closed:

@@ -33,6 +33,9 @@ public enum CallLimits {
     /// `timelineHead` changes (how it connected) and the latest ones are kept; those in between are dropped.
     public static let timelineEntries = 64
     public static let timelineHead = 16
+    /// TURN allocations one connection may lose and allocate again (a relay that keeps losing them is given up
+    /// on; the mesh's retry of the whole connection remains).
+    public static let maxRelayReallocations = 5
 }
 
 extension Array where Element == StateChange {

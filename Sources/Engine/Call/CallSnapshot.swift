@@ -106,6 +106,8 @@ public struct ReceivedVideoSnapshot: Sendable, Codable, Equatable {
     public var firstFrameAt: Double?
     /// W3C webrtc-stats freezeCount: a gap above max(3 × the mean frame interval, mean + 150 ms).
     public var freezes = 0
+    /// The longest of those gaps, in seconds (0 without a freeze): how long a lost path kept the picture still.
+    public var longestFreeze = 0.0
     public var testCard: TestCardSeen?
     /// Mean of the luma plane and its standard deviation over the last decoded frame: a uniform picture has ~0.
     public var lumaMean = 0.0

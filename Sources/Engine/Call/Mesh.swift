@@ -19,9 +19,11 @@ public struct Mesh: RoomPolicy, Sendable {
         var role: SignalingRole?
         var remoteDescriptionApplied = false
         var state: PeerConnectionState = .new
-        /// The ICE username fragment of the peer's last description: an offer that keeps it renegotiates the
-        /// connection that runs; a new one belongs to a new session.
+        /// The ICE username fragment and the DTLS fingerprint of the peer's last description: an offer that keeps
+        /// the ufrag renegotiates the connection that runs; one that keeps only the fingerprint restarts its ICE
+        /// (RFC 8445 §9: the same DTLS association on a new path); one with a new fingerprint is a new session.
         var remoteUfrag: String?
+        var remoteFingerprint: DtlsFingerprint?
     }
 
     public private(set) var you: RemotePeerID?
@@ -92,6 +94,15 @@ public struct Mesh: RoomPolicy, Sendable {
                 out.append(.applyRemoteOffer(from, offer))
                 return
             }
+            if let existing = peers[from], existing.remoteDescriptionApplied, existing.state != .failed,
+               let fingerprint = existing.remoteFingerprint, fingerprint == Self.fingerprint(of: offer) {
+                // The same DTLS association with new ICE credentials: the peer restarts ICE (its relay or its
+                // address changed); answered on the connection that runs, which restarts ours too.
+                out.append(.log("\(short(from)): new ICE credentials on the running connection, restarting ICE"))
+                peers[from]!.remoteUfrag = Self.ufrag(of: offer)
+                out.append(.applyRemoteOffer(from, offer))
+                return
+            }
             if let existing = peers[from], existing.role != nil || existing.state == .failed {
                 // A second offer of a new session (the peer rejoined, retried, or won glare), or an offer for a
                 // connection that failed (even one the driver could not create): start over with a fresh connection.
@@ -102,12 +113,14 @@ public struct Mesh: RoomPolicy, Sendable {
             peers[from]!.role = .answerer
             peers[from]!.remoteDescriptionApplied = true
             peers[from]!.remoteUfrag = Self.ufrag(of: offer)
+            peers[from]!.remoteFingerprint = Self.fingerprint(of: offer)
             out.append(.log("\(short(from)): offer received, answering"))
             out.append(.applyRemoteOffer(from, offer))
         case .answer(let from, let answer):
             guard peers[from] != nil else { return }   // an answer to nothing we offered
             peers[from]!.remoteDescriptionApplied = true
             peers[from]!.remoteUfrag = Self.ufrag(of: answer)
+            peers[from]!.remoteFingerprint = Self.fingerprint(of: answer)
             out.append(.log("\(short(from)): answer received"))
             out.append(.applyRemoteAnswer(from, answer))
         case .candidate(let from, let candidate):
@@ -171,6 +184,10 @@ public struct Mesh: RoomPolicy, Sendable {
 
     static func ufrag(of description: SessionDescription) -> String? {
         description.media.firstIndex { !$0.isRejected }.flatMap { description.iceCredentials(mediaIndex: $0)?.ufrag }
+    }
+
+    static func fingerprint(of description: SessionDescription) -> DtlsFingerprint? {
+        description.media.firstIndex { !$0.isRejected }.flatMap { description.fingerprint(mediaIndex: $0) }
     }
 }
 

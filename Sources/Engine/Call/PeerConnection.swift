@@ -29,6 +29,10 @@ public final class PeerConnection {
     /// The TURN allocation's addresses, once the driver has one (see `Command.addLocalRelayed`).
     private var relayed: (relayed: TransportAddress, mapped: TransportAddress?)?
     private var remoteCandidateAddresses = Set<TransportAddress>()
+    /// Our description before the offer now pending: what a rollback restores (glare, `renegotiate`).
+    private var stableLocalDescription: SessionDescription?
+    /// ICE restarts, ours and the peer's (RFC 8445 §9).
+    public private(set) var iceRestarts = 0
     /// Remote candidates ignored because `CallLimits.maxRemoteCandidates` were already taken (pending or added).
     public private(set) var droppedRemoteCandidates = 0
     /// Remote candidates at addresses no unicast peer has (`TransportAddress.notUnicastPeerReason`); the first
@@ -176,6 +180,7 @@ public final class PeerConnection {
                     return warn("createOffer: not now (\(signalingState.rawValue), \(state.rawValue))")
                 }
                 descriptionVersion += 1
+                stableLocalDescription = localDescription
             }
             let offer = SessionDescription.makeOffer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
                                                      sections: offered, maxMessageSize: configuration.maxMessageSize)
@@ -223,9 +228,11 @@ public final class PeerConnection {
             }
             signalingState = .stable
             if remoteDescription != nil {
-                // A subsequent answer: the sections change, the transport and its DTLS roles stay.
+                // A subsequent answer: the sections change, the transport and its DTLS roles stay. New ICE credentials
+                // in it answer our ICE restart (RFC 8445 §9): the new generation checks against them.
                 remoteDescription = answer
                 negotiate(ours: offer, theirs: answer, weOffered: true, now: now)
+                takeRemoteCredentials(of: answer, now: now)
                 for c in answer.allCandidates { addRemote(c, now: now) }
                 return
             }
@@ -251,6 +258,19 @@ public final class PeerConnection {
             guard relayed == nil else { return }
             relayed = (address, mapped)
             feedTransport(.command(.addLocalRelayed(relayed: address, mapped: mapped)), now: now)
+        case .restartIce(let address, let mapped):
+            if let address { relayed = (address, mapped) }
+            guard signalingState == .stable, remoteDescription != nil, transport != nil, dtlsError == nil, state != .closed else {
+                return warn("ICE restart: not now (\(signalingState.rawValue), \(state.rawValue))")
+            }
+            restartTransportIce(now: now)
+            descriptionVersion += 1
+            stableLocalDescription = localDescription
+            let offer = SessionDescription.makeOffer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
+                                                     sections: offered, maxMessageSize: configuration.maxMessageSize)
+            localDescription = offer
+            signalingState = .haveLocalOffer
+            announce(offer, .offer)
         case .sendVideo(let frame):
             guard transport?.isSecure == true, videoSend != nil else { return }
             // The shared encoder may still emit delta frames made before this peer connected: they cannot be decoded
@@ -382,15 +402,28 @@ public final class PeerConnection {
     /// A subsequent offer on a live connection: answered on the same transport, the sections that stay keep their
     /// streams (RFC 8829 §5.3.2). A bad or mismatched re-offer is a warning: the call that runs is not ended for it.
     private func renegotiate(_ offer: SessionDescription, now: TransportTime) {
-        guard signalingState == .stable else {
-            return warn("remote offer while our own waits for its answer (glare in renegotiation): ignored")
+        if signalingState == .haveLocalOffer {
+            // Glare (both re-offered at once, as both ends of a relayed call do when the relay restarts): the
+            // original answerer yields, RFC 8829 §5.2's rollback of its own offer, and answers; the original
+            // offerer ignores the other offer and waits for the answer to its own.
+            guard role == .answerer, let stable = stableLocalDescription else {
+                return warn("remote offer while our own waits for its answer (glare in renegotiation): ignored, ours stands")
+            }
+            warn("remote offer while our own waits for its answer (glare in renegotiation): ours rolled back")
+            localDescription = stable
+            signalingState = .stable
         }
-        guard let current = remoteDescription, state != .failed, state != .closed else { return warn("remote offer: not now (\(state.rawValue))") }
+        guard let current = remoteDescription, dtlsError == nil, state != .closed else { return warn("remote offer: not now (\(state.rawValue))") }
         do throws(EngineError) { try offer.checkRemoteLimits() } catch { return warn("remote offer ignored: \(error)") }
-        let theirs = offer.media.firstIndex { !$0.isRejected }.flatMap { offer.iceCredentials(mediaIndex: $0) }
+        let index = offer.media.firstIndex { !$0.isRejected }
+        let theirs = index.flatMap { offer.iceCredentials(mediaIndex: $0) }
         let known = current.media.firstIndex { !$0.isRejected }.flatMap { current.iceCredentials(mediaIndex: $0) }
-        guard let theirs, theirs.ufrag == known?.ufrag else {
-            return warn("remote offer ignored: new ICE credentials (an ICE restart, which conftui does not do yet)")
+        guard let theirs, let index else { return warn("remote offer ignored: no ICE credentials") }
+        if theirs.ufrag != known?.ufrag {
+            // RFC 8445 §9: the peer restarts ICE; the answer restarts ours with new credentials too (RFC 8839 §4.4.1.1.1).
+            guard offer.fingerprint(mediaIndex: index) == current.fingerprint(mediaIndex: current.media.firstIndex { !$0.isRejected } ?? 0)
+            else { return warn("remote offer ignored: a new DTLS fingerprint (a new DTLS association is not renegotiated)") }
+            restartTransportIce(now: now)
         }
         descriptionVersion += 1
         // RFC 8842 §5.3: the answer to a subsequent offer keeps the DTLS association, so our role's setup value.
@@ -403,7 +436,32 @@ public final class PeerConnection {
         offered = Self.sections(answering: answer, tracks: localTracks)
         negotiate(ours: answer, theirs: offer, weOffered: false, now: now)
         announce(answer, .answer)
+        takeRemoteCredentials(of: offer, now: now)
         for c in offer.allCandidates { addRemote(c, now: now) }
+    }
+
+    /// A new ICE generation on our side (RFC 8445 §9): new credentials, the relayed candidate re-added (`relayed`),
+    /// and what we knew of the peer's candidates forgotten; the selected pair carries media until a new one is.
+    private func restartTransportIce(now: TransportTime) {
+        var generator = SystemRandomNumberGenerator()
+        describing = true   // the candidates go out after the description that names the new credentials
+        feedTransport(.command(.restartIce(local: .random(using: &generator), relayed: relayed?.relayed, mapped: relayed?.mapped)),
+                      now: now)
+        gathered = transport?.ice.localCandidates ?? []
+        remoteCandidateAddresses = []
+        pendingRemoteCandidates = []
+        iceRestarts += 1
+    }
+
+    /// The peer's ICE credentials from a subsequent description, told to the transport when they changed (the
+    /// peer's half of an ICE restart).
+    private func takeRemoteCredentials(of description: SessionDescription, now: TransportTime) {
+        guard let index = description.media.firstIndex(where: { !$0.isRejected }),
+              let credentials = description.iceCredentials(mediaIndex: index),
+              let fingerprint = description.fingerprint(mediaIndex: index), let dtlsRole,
+              transport?.ice.remoteCredentials?.ufrag != credentials.ufrag else { return }
+        feedTransport(.command(.setRemote(.init(credentials: IceCredentials(ufrag: credentials.ufrag, pwd: credentials.pwd),
+                                                fingerprint: fingerprint, localDtlsRole: dtlsRole))), now: now)
     }
 
     private var audioTrack: LocalTrack? {

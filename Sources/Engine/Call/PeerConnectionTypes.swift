@@ -101,6 +101,10 @@ extension PeerConnection {
         /// candidate, kept for the transport if it does not exist yet. Its datagrams go through the driver's TURN
         /// client: transmits `from` the relayed address, and what the server relays back arrives `to` it.
         case addLocalRelayed(relayed: TransportAddress, mapped: TransportAddress?)
+        /// ICE restart (RFC 8445 §9) through renegotiation: new ICE credentials, the relayed candidate replaced by
+        /// `relayed` when given, and a re-offer carrying them (the DTLS association and the streams stay). Only in a
+        /// stable signaling state; the peer answers with its own new credentials.
+        case restartIce(relayed: TransportAddress?, mapped: TransportAddress?)
         case sendVideo(EncodedVideoFrame)
         /// A frame of the low encoding, for the simulcast section's second stream (`Configuration.simulcast`).
         case sendLowVideo(EncodedVideoFrame)

@@ -64,7 +64,10 @@ final class RemoteMedia {
         defer { lastDecodeAt = now }
         guard let last = lastDecodeAt else { return }
         let interval = now - last
-        if let mean = meanInterval, video.framesDecoded > 5, interval > max(3 * mean, mean + 0.150) { video.freezes += 1 }
+        if let mean = meanInterval, video.framesDecoded > 5, interval > max(3 * mean, mean + 0.150) {
+            video.freezes += 1
+            video.longestFreeze = max(video.longestFreeze, interval)
+        }
         meanInterval = meanInterval.map { 0.9 * $0 + 0.1 * interval } ?? interval
     }
 

@@ -86,7 +86,7 @@ import EngineTestSupport
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func theAnswererCanOfferAgainAndAReofferWithNewIceCredentialsIsRefused() throws {
+    func theAnswererCanOfferAgain() throws {
         let h = try PeerPairHarness(seed: 37)
         try h.negotiate()
         #expect(h.run(for: .seconds(5), until: { h.a.state == .connected && h.b.state == .connected }))
@@ -111,12 +111,5 @@ import EngineTestSupport
         #expect(h.b.signalingState == .stable)
         h.run(for: .milliseconds(500))
         #expect(h.a.state == .connected && h.b.state == .connected)
-
-        // An offer with new ICE credentials (an ICE restart) is not applied to the running connection.
-        var restart = try SessionDescription(parsing: offer.sdpText)
-        for i in restart.media.indices { restart.media[i].iceUfrag = "zzzz" }
-        let out = h.feed("A", .command(.applyRemoteOffer(restart)))
-        #expect(out.events.contains { if case .warning(let w) = $0 { w.contains("ICE restart") } else { false } })
-        #expect(h.a.state == .connected)
     }
 }

@@ -68,6 +68,8 @@ public final class IceAgent {
     public private(set) var droppedPairs = 0
     /// Checks not sent because `TransportLimits.maxTransactions` were outstanding.
     public private(set) var deferredChecks = 0
+    /// ICE restarts so far (§9).
+    public private(set) var restarts = 0
     /// Sizes of the bounded tables (tests and diagnostics).
     public var remoteCandidateCount: Int { remotes.count }
     public var pairCount: Int { pairs.count }
@@ -149,9 +151,43 @@ public final class IceAgent {
             addRemote(candidate)
         case .endOfRemoteCandidates:
             remoteGatheringComplete = true
+        case .restart(let local, let relayed, let mapped):
+            restart(local: local)
+            if let relayed { apply(.addLocalRelayed(relayed: relayed, mapped: mapped), now: now) }
         case .close:
             setState(.closed)
         }
+    }
+
+    /// §9: a new generation of the session. `selected` (the pair media leaves on) stays until a new pair is
+    /// selected; every other piece of state about the peer goes.
+    private func restart(local: IceCredentials) {
+        guard state != .closed else { return }
+        config.local = local
+        remoteCredentials = nil
+        locals.removeAll { $0.candidate.kind == .relay }
+        remotes = []
+        remoteByAddress = [:]
+        pairs = []
+        pairByEnds = [:]
+        signalledRemotes = 0
+        reflexiveRemotes = 0
+        transactions = [:]
+        earliestRetransmit = nil
+        triggered = []
+        nextPacedCheck = nil
+        checkingStartedAt = nil
+        firstValidAt = nil
+        nominating = nil
+        selectedPair = nil
+        lastConsentResponse = nil
+        nextConsentCheck = nil
+        nextBetterPairCheck = nil
+        lastBetterPairChecked = -1
+        selectionOutrankedCache = nil
+        remoteGatheringComplete = false
+        restarts += 1
+        setState(.new)
     }
 
     @discardableResult

@@ -41,6 +41,10 @@ public enum IceCommand: Hashable, Sendable {
     /// The peer has signalled all its candidates (`a=end-of-candidates`, RFC 8838 §4.1): once every pair has
     /// failed the agent may give up without waiting for `checkingTimeout`.
     case endOfRemoteCandidates
+    /// ICE restart (RFC 8445 §9): new local credentials, and everything learnt of the peer forgotten (credentials,
+    /// candidates, pairs, checks) until it signals again; host candidates stay, the relayed one is replaced by
+    /// `relayed` (a new allocation) or dropped. The selected pair keeps carrying media until a new one is selected.
+    case restart(local: IceCredentials, relayed: TransportAddress?, mapped: TransportAddress?)
     case close
 }
 

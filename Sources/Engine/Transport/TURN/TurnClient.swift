@@ -34,6 +34,11 @@ public final class TurnClient {
     private var refreshAt: TransportTime?
     private var transactions: [TransactionID: TurnTransaction] = [:]
     private var permissions: [IPAddress: TurnPermission] = [:]
+    /// Allocation health (`TurnClientConfig.silenceProbeAfter`): when anything valid last came from the server, when
+    /// we last relayed to a peer, when the last probe left.
+    private var lastHeardAt: TransportTime?
+    private var lastRelayedAt: TransportTime?
+    private var lastProbeAt: TransportTime?
     private var channels: [TransportAddress: TurnChannel] = [:]
     private var peerByChannel: [UInt16: TransportAddress] = [:]
     private var nextChannel = TurnChannelData.channelRange.lowerBound
@@ -85,7 +90,8 @@ public final class TurnClient {
 
     /// Sends a new request for `purpose` (a new transaction: RFC 8489 §9.2.4 retries after a 401 or 438 are new
     /// transactions with the new credentials or nonce).
-    private func start(_ purpose: TurnTransaction.Purpose, staleNonceRetries: Int = 0, now: TransportTime) {
+    private func start(_ purpose: TurnTransaction.Purpose, staleNonceRetries: Int = 0, probe: Bool = false,
+                       now: TransportTime) {
         var attributes: [StunAttribute]
         let method: StunMethod
         switch purpose {
@@ -120,7 +126,8 @@ public final class TurnClient {
         }
         let wait = config.reliableTransport ? Self.reliableTimeout : config.initialRTO
         transactions[tid] = TurnTransaction(purpose: purpose, bytes: bytes, key: key, staleNonceRetries: staleNonceRetries,
-                                            transmissions: 1, rto: config.initialRTO, nextAt: now + wait)
+                                            transmissions: 1, rto: config.initialRTO, nextAt: now + wait,
+                                            giveUpAt: probe ? now + config.probeTimeout : nil)
         switch purpose {
         case .createPermission(let ip): permissions[ip]?.transaction = tid
         case .channelBind(_, let peer): channels[peer]?.transaction = tid
@@ -132,6 +139,8 @@ public final class TurnClient {
     // MARK: Receiving
 
     private func receive(_ bytes: [UInt8], now: TransportTime) {
+        let dropped = droppedReceives
+        defer { if droppedReceives == dropped { lastHeardAt = now } }
         if TurnChannelData.looksLikeChannelData(bytes) {
             receiveChannelData(bytes)
             return
@@ -215,7 +224,16 @@ public final class TurnClient {
             // RFC 8489 §9.2.5: "the client SHOULD retry the request, using the new NONCE attribute supplied in the
             // 438 (Stale Nonce) response". The realm may change with it.
             learn(realm: response.realm ?? realm ?? "", nonce: nonce)
-            start(transaction.purpose, staleNonceRetries: transaction.staleNonceRetries + 1, now: now)
+            start(transaction.purpose, staleNonceRetries: transaction.staleNonceRetries + 1,
+                  probe: transaction.giveUpAt != nil, now: now)
+            return
+        }
+        if code == 437 || code == 438, state == .allocated {
+            // RFC 8656 §7.2/§7.4: 437 (Allocation Mismatch) to a request of an allocation means the server has no
+            // allocation for this 5-tuple any more (it restarted, or deleted it); a nonce called stale again after
+            // retrying with the new one means the same. Whatever the request was for, the allocation is gone.
+            let reason = response.errorCode.map { "\($0.code) \(RemoteInputLimits.quote($0.reason))" } ?? "\(code!)"
+            fail("the allocation is gone (\(method) answered \(reason))")
             return
         }
         let reason = response.errorCode.map { "\($0.code) \(RemoteInputLimits.quote($0.reason))" } ?? "no ERROR-CODE"
@@ -352,6 +370,7 @@ public final class TurnClient {
             droppedSends += 1
             return
         }
+        lastRelayedAt = now
         if let channel = channels[peer], channel.bound {
             // ChannelData over UDP needs no padding (RFC 8656 §12.5); over a stream it must be padded.
             guard let frame = try? TurnChannelData(channel: channel.number, payload: bytes)
@@ -419,9 +438,22 @@ public final class TurnClient {
 
     // MARK: Timers
 
+    /// When the next health probe is due: only while we relay (a datagram in the last `silenceProbeAfter`), with no
+    /// request of ours outstanding, once the server has been silent for `silenceProbeAfter`, at most once per
+    /// `probeInterval`.
+    private var probeDue: TransportTime? {
+        guard state == .allocated, transactions.isEmpty, let relayed = lastRelayedAt, let heard = lastHeardAt else { return nil }
+        let due = max(heard + config.silenceProbeAfter, lastProbeAt.map { $0 + config.probeInterval } ?? heard)
+        return relayed + config.silenceProbeAfter > due ? due : nil
+    }
+
     private func tick(now: TransportTime) {
         retransmit(now: now)
         guard state == .allocated else { return }
+        if let due = probeDue, due <= now {
+            lastProbeAt = now
+            start(.refresh(lifetime: config.requestedLifetime), probe: true, now: now)
+        }
         if let due = refreshAt, due <= now {
             refreshAt = nil
             start(.refresh(lifetime: config.requestedLifetime), now: now)
@@ -444,8 +476,13 @@ public final class TurnClient {
     /// RFC 8489 §6.2.1: retransmit after RTO, doubling it each time; after Rc transmissions wait Rm × RTO for the
     /// answer and then give up. Over a stream (§6.2.2) the single transmission is given up after Ti.
     private func retransmit(now: TransportTime) {
-        for (tid, transaction) in transactions where transaction.nextAt <= now {
+        for (tid, transaction) in transactions where transaction.nextAt <= now || (transaction.giveUpAt.map { $0 <= now } ?? false) {
             guard transactions[tid] != nil else { continue }   // failed and removed by an earlier one this pass
+            if let giveUp = transaction.giveUpAt, giveUp <= now {
+                transactions[tid] = nil
+                fail("the allocation is gone (no answer to a Refresh in \(config.probeTimeout) while nothing came from the server)")
+                continue
+            }
             if config.reliableTransport || transaction.transmissions >= config.maxTransmissions {
                 transactions[tid] = nil
                 requestFailed(transaction.purpose, reason: "\(transaction.purpose.turnName): no answer from the TURN server",
@@ -469,9 +506,10 @@ public final class TurnClient {
             guard let t else { return }
             earliest = min(earliest ?? t, t)
         }
-        for transaction in transactions.values { consider(transaction.nextAt) }
+        for transaction in transactions.values { consider(transaction.nextAt); consider(transaction.giveUpAt) }
         guard state == .allocated else { return earliest }
         consider(refreshAt)
+        consider(probeDue)
         for permission in permissions.values where permission.transaction == nil { consider(permission.refreshAt) }
         for channel in channels.values where channel.transaction == nil && channel.bound { consider(channel.refreshAt) }
         return earliest

@@ -32,6 +32,13 @@ public struct TurnClientConfig: Sendable {
     /// Datagrams held for a peer whose permission is still being created, sent as soon as it is: the first
     /// connectivity checks are not lost to the CreatePermission round trip. Beyond it the oldest is dropped.
     public var maxQueuedPerPeer = 8
+    /// Allocation health: while we relay to peers and nothing at all has come from the server for this long, a
+    /// Refresh asks whether the allocation still stands (a restarted server forgets it silently: what we send is
+    /// dropped, and no refresh falls due for minutes). Answered 437, or not at all within `probeTimeout`, the
+    /// allocation is lost (`TurnEvent.failed`). A quiet peer costs one probe per `probeInterval` at most.
+    public var silenceProbeAfter: Duration = .milliseconds(1200)
+    public var probeTimeout: Duration = .seconds(3)
+    public var probeInterval: Duration = .seconds(5)
     /// Seed of the client's generator (transaction ids). Use a system random value in production.
     public var seed: UInt64
     /// SOFTWARE attribute of our requests (RFC 8489 §14.14, optional); nil sends none.

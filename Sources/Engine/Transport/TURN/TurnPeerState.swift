@@ -49,4 +49,6 @@ struct TurnTransaction {
     var rto: Duration
     /// When to retransmit, or after the last transmission, when to give up.
     var nextAt: TransportTime
+    /// A health probe's deadline: unanswered by then, the allocation counts as lost.
+    var giveUpAt: TransportTime? = nil
 }
