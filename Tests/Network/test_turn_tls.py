@@ -75,7 +75,7 @@ def test_two_bots_that_may_only_use_443_are_relayed_over_turns(tmp_path):
             refused = [line for line in doubter.log_path.read_text(errors="replace").splitlines()
                        if "TURN relay failed" in line]
             assert refused and "certificate" in refused[0], f"the doubter's log: {refused}"
-            print("pairs:", [next(iter(r["peers"].values()))["transport"]["selectedPair"] for r in reports])
+            print("pairs:", [r["peers"][o.socket_id]["transport"]["selectedPair"] for r, o in zip(reports, bots[::-1])])
             print("the doubter:", refused[0])
         finally:
             serve.stop()

@@ -247,6 +247,9 @@ public final class CallCore {
         case .createOffer(let peer):
             guard let c = connection(for: peer) else { return }
             feed(c, .command(.createOffer), now: now)
+        case .restartIce(let peer):
+            guard let c = connection(for: peer) else { return }
+            feed(c, .command(.restartIce(relayed: nil, mapped: nil)), now: now)
         case .openDataChannel(let peer, let label):
             guard let c = connection(for: peer) else { return }
             feed(c, .command(.openDataChannel(label: label)), now: now)

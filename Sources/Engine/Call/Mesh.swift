@@ -136,8 +136,17 @@ public struct Mesh: RoomPolicy, Sendable {
 
     mutating func changed(_ id: RemotePeerID, _ state: PeerConnectionState, now: TransportTime, into out: inout [RoomAction]) {
         guard peers[id] != nil else { return }
+        let was = peers[id]!.state
         peers[id]!.state = state
         if state == .connected { retries[id] = nil }
+        if state == .disconnected, was == .connected {
+            // Consent lapsed (RFC 7675: no answer to our checks for 8 s): the path may be gone for good (a NAT
+            // dropped its mapping, an address or a relay changed). A new ICE generation looks for another while
+            // the old pair keeps its chance; either end may ask (a simultaneous re-offer is glare, which the
+            // original answerer yields). Failing that, the retry below replaces the connection.
+            out.append(.log("\(short(id)): consent lost, restarting ICE"))
+            out.append(.restartIce(id))
+        }
         guard state == .failed, peers[id]!.role == .offerer else { return }
         // The side that offered retries (docs/skyrtc-protocol.md §5: the newcomer offers); the answerer waits for the offer.
         let attempt = (retries[id]?.attempt ?? 0) + 1

@@ -60,6 +60,8 @@ public enum RoomAction: Sendable, Equatable {
     case addTransceiver(RemotePeerID, MediaKind, MediaDirection)
     case stopTransceiver(RemotePeerID, mid: String)
     case createOffer(RemotePeerID)
+    /// ICE restart on the connection to `peer` (RFC 8445 §9): a re-offer with new credentials, the call kept.
+    case restartIce(RemotePeerID)
     /// Open a data channel to `peer` (ordered, reliable) once its SCTP association is up.
     case openDataChannel(RemotePeerID, label: String)
     case closeConnection(RemotePeerID, cause: String)

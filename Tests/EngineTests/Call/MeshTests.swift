@@ -37,6 +37,42 @@ import Testing
         #expect(acts(mesh.handle(.signal(.offer(from: b, sd("5", ufrag: "bb01"))), now: at(8))) == [.applyRemoteOffer(b, sd("5", ufrag: "bb01"))])
     }
 
+    /// A description with ICE credentials and a DTLS fingerprint: the policy tells an ICE restart (same
+    /// fingerprint, new ufrag) from a new session (new fingerprint) by them.
+    func sd(_ name: String, ufrag: String, certificate: UInt8) -> SessionDescription {
+        var d = sd(name, ufrag: ufrag)
+        d.media[0].fingerprints = [DtlsFingerprint(algorithm: "sha-256", bytes: [UInt8](repeating: certificate, count: 32))]
+        return d
+    }
+
+    @Test func newIceCredentialsWithTheSameCertificateRestartIceOnTheRunningConnection() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: a, others: [])), now: at(0))
+        _ = mesh.handle(.signal(.newPeer(z)), now: at(0))
+        _ = mesh.handle(.signal(.offer(from: z, sd("1", ufrag: "zz01", certificate: 1))), now: at(0.1))
+        _ = mesh.handle(.connectionState(z, .connected), now: at(0.5))
+        // The peer's relay or address changed: its re-offer has new credentials and the same certificate.
+        #expect(acts(mesh.handle(.signal(.offer(from: z, sd("2", ufrag: "zz02", certificate: 1))), now: at(5)))
+                == [.applyRemoteOffer(z, sd("2", ufrag: "zz02", certificate: 1))])
+        // ... and later renegotiations keep the new ufrag.
+        #expect(acts(mesh.handle(.signal(.offer(from: z, sd("3", ufrag: "zz02", certificate: 1))), now: at(6)))
+                == [.applyRemoteOffer(z, sd("3", ufrag: "zz02", certificate: 1))])
+        // A new certificate is a new session: a fresh connection.
+        #expect(acts(mesh.handle(.signal(.offer(from: z, sd("4", ufrag: "zz03", certificate: 2))), now: at(7))).first
+                == .closeConnection(z, cause: "replaced by a new offer"))
+    }
+
+    @Test func consentLostRestartsIceOnceAndAFailureStillRetries() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [a])), now: at(0))
+        _ = mesh.handle(.connectionState(a, .connected), now: at(1))
+        #expect(acts(mesh.handle(.connectionState(a, .disconnected), now: at(9))) == [.restartIce(a)])
+        // Still disconnected (no new transition): nothing more.
+        #expect(acts(mesh.handle(.connectionState(a, .disconnected), now: at(10))) == [])
+        _ = mesh.handle(.connectionState(a, .failed), now: at(40))
+        #expect(mesh.retries[a]?.attempt == 1, "the offerer still retries a connection the restart did not save")
+    }
+
     /// The actions without the log lines.
     func acts(_ actions: [RoomAction]) -> [RoomAction] { actions.filter { if case .log = $0 { false } else { true } } }
 

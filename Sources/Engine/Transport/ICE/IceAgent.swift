@@ -152,7 +152,7 @@ public final class IceAgent {
         case .endOfRemoteCandidates:
             remoteGatheringComplete = true
         case .restart(let local, let relayed, let mapped):
-            restart(local: local)
+            restart(local: local, now: now)
             if let relayed { apply(.addLocalRelayed(relayed: relayed, mapped: mapped), now: now) }
         case .close:
             setState(.closed)
@@ -161,7 +161,7 @@ public final class IceAgent {
 
     /// §9: a new generation of the session. `selected` (the pair media leaves on) stays until a new pair is
     /// selected; every other piece of state about the peer goes.
-    private func restart(local: IceCredentials) {
+    private func restart(local: IceCredentials, now: TransportTime) {
         guard state != .closed else { return }
         config.local = local
         remoteCredentials = nil
@@ -187,8 +187,21 @@ public final class IceAgent {
         selectionOutrankedCache = nil
         remoteGatheringComplete = false
         restarts += 1
-        setState(.new)
+        if selected != nil, state == .connected || state == .completed || state == .disconnected {
+            // Media goes on over the selected pair while the new generation checks: the connection stays what it
+            // was (a restart that is only a precaution costs the call nothing), unless checking times out.
+            restarting = true
+            checkingStartedAt = now
+        } else {
+            restarting = false
+            setState(.new)
+        }
     }
+
+    /// An ICE restart is checking while the previous selection still carries media (`state` unchanged).
+    private var restarting = false
+    /// Looking for a pair: a first generation, or a restarted one.
+    private var seeking: Bool { state == .checking || restarting }
 
     @discardableResult
     private func addRemote(_ candidate: IceCandidate) -> Int? {
@@ -452,6 +465,7 @@ public final class IceAgent {
         let chosen = SelectedPair(local: locals[pair.local].candidate, localBase: locals[pair.local].base,
                                   remote: remotes[pair.remote], remoteAddress: remotes[pair.remote].transportAddress!)
         selected = chosen
+        restarting = false
         out.events.append(.selectedPairChanged(chosen))
         // The successful check itself is a consent response (RFC 7675 §5.1).
         lastConsentResponse = now
@@ -492,9 +506,12 @@ public final class IceAgent {
         if selectedPair == nil {
             scheduleNomination(now: now)
             sendPacedCheck(now: now)
-            if state == .checking, let started = checkingStartedAt {
+            if seeking, let started = checkingStartedAt {
                 let allFailed = !pairs.isEmpty && pairs.allSatisfy { $0.state == .failed } && transactions.isEmpty
-                if (allFailed && remoteGatheringComplete) || now - started >= config.checkingTimeout { setState(.failed) }
+                if (allFailed && remoteGatheringComplete) || now - started >= config.checkingTimeout {
+                    restarting = false
+                    setState(.failed)
+                }
             }
         } else {
             consent(now: now)
@@ -601,7 +618,7 @@ public final class IceAgent {
 
     /// §6.1.4.2: one new check per Ta — triggered queue first, then the best Waiting pair, then unfreeze.
     private func sendPacedCheck(now: TransportTime) {
-        guard remoteCredentials != nil, state == .checking else { return }
+        guard remoteCredentials != nil, seeking else { return }
         if let next = nextPacedCheck, now < next { return }
         var chosen: Int?
         while !triggered.isEmpty {
@@ -680,7 +697,7 @@ public final class IceAgent {
 
     private func deadline(now: TransportTime) -> TransportTime? {
         var candidates: [TransportTime] = transactions.isEmpty ? [] : earliestRetransmit.map { [$0] } ?? []
-        if state == .checking || state == .new {
+        if state == .checking || state == .new || restarting {
             let hasWork = !triggered.isEmpty || pairs.contains { $0.state == .waiting || $0.state == .frozen }
             if hasWork && remoteCredentials != nil { candidates.append(max(now, nextPacedCheck ?? now)) }
             if let started = checkingStartedAt { candidates.append(started + config.checkingTimeout) }

@@ -37,8 +37,9 @@ import EngineTestSupport
         restartBoth(h, relayed: newRelay, seed: 32)
         #expect(h.a.localCredentials.ufrag != oldUfrag)
         #expect(h.a.restarts == 1 && h.b.restarts == 1)
-        // Until the new pair is selected, media still has the old one.
+        // Until the new pair is selected, media still has the old one, and the connection stays connected.
         #expect(h.a.selected == old)
+        #expect(h.a.state == .connected && h.b.state == .connected)
         #expect(!h.a.localCandidates.contains { $0.kind == .relay && $0.port == 40000 })
         let restartedAt = h.now
         #expect(h.run(for: .seconds(10), until: { $0.bothConnected && $0.a.selected?.localBase == newRelay }))
@@ -57,5 +58,14 @@ import EngineTestSupport
         #expect(h.a.remoteCredentials != oldRemote)
         h.run(for: .seconds(6), until: { _ in false })
         #expect(h.a.pairCount == 0, "nothing pairs before the peer's new credentials arrive")
+    }
+
+    @Test func aRestartThatFindsNothingFailsAtTheCheckingTimeout() throws {
+        let h = try connectedThroughTheRelay(seed: 35)
+        var rng = SplitMixRandom(seed: 36)
+        let started = h.now
+        h.feed("A", .command(.restart(local: .random(using: &rng), relayed: h.relayedA, mapped: nil)))
+        #expect(h.run(for: .seconds(60), until: { $0.a.state == .failed }))
+        #expect(h.now - started >= h.a.config.checkingTimeout)
     }
 }
