@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import time
 import urllib.parse
 
 import pytest
@@ -23,18 +22,12 @@ from testsupport.chromium import Chromium
 from testsupport.evidence import evidence_on_failure
 from testsupport.pages import PAGE_READY
 from testsupport.serve import conftui_serve_command, running_server
+from testsupport.waiting import wait_for
 
 ROOM = "chat-e2e"
 FILE_SIZE = 2 * 1000 * 1000
 ADA_SAYS = "hello from Ada 👋 你好"
 PAGE_SAYS = "the page says 日本語"
-
-
-def wait_until(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}"
-        time.sleep(0.1)
 
 
 def pane_text(screen: str) -> str:
@@ -73,7 +66,7 @@ def test_two_screens_and_the_page_chat_and_share_a_file(server, tmp_path):
         page = browser.new_page(f"{server.http_url}?{query}#{ROOM}", "Cy", PAGE_READY)
         evidence.add(lambda: "===== page =====\n" + str(page.evaluate("conftui.state()", timeout=5))
                      + "\n" + "\n".join(page.evaluate("conftui.log", timeout=5)))
-        wait_until(lambda: len(page.evaluate("conftui.state()")["channels"]) == 2
+        wait_for(lambda: len(page.evaluate("conftui.state()")["channels"]) == 2
                    and set(page.evaluate("conftui.state()")["channels"].values()) == {"open"},
                    30, "the page's channels to Ada and Bob are open")
 
@@ -88,7 +81,7 @@ def test_two_screens_and_the_page_chat_and_share_a_file(server, tmp_path):
         ada.send("Enter")
         ada.wait_screen(pane_has(f"Ada: {ADA_SAYS}"), 10, "Ada's own line in her pane")
         bob.wait_screen(pane_has(f"Ada: {ADA_SAYS}"), 10, "Ada's line in Bob's pane")
-        wait_until(lambda: any(e["text"] == ADA_SAYS for e in page.evaluate("conftui.state()")["chat"]), 10,
+        wait_for(lambda: any(e["text"] == ADA_SAYS for e in page.evaluate("conftui.state()")["chat"]), 10,
                    "Ada's line at the page")
         assert [e["text"] for e in page.evaluate("conftui.state()")["chat"] if e["from"] == ada.socket_id] == [ADA_SAYS]
 
@@ -100,10 +93,10 @@ def test_two_screens_and_the_page_chat_and_share_a_file(server, tmp_path):
         ada.wait_screen(pane_has("Bob offers report.bin (2.0 MB): a accept, r refuse"), 15, "the offer on Ada's screen")
         ada.send("a")
         received = ada_dir / "report.bin"
-        wait_until(lambda: received.exists() and received.stat().st_size == FILE_SIZE
+        wait_for(lambda: received.exists() and received.stat().st_size == FILE_SIZE
                    and "saved" in ada.screen(), 30, "the file saved in Ada's download folder")
         assert hashlib.sha256(received.read_bytes()).hexdigest() == digest
-        wait_until(lambda: any(f.get("state") == "received" for f in page.evaluate("conftui.state()")["files"]), 30,
+        wait_for(lambda: any(f.get("state") == "received" for f in page.evaluate("conftui.state()")["files"]), 30,
                    "the page's copy")
         page_file = next(f for f in page.evaluate("conftui.state()")["files"] if f["state"] == "received")
         assert page_file["sha256"] == digest and page_file["name"] == "report.bin"

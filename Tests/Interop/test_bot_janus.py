@@ -16,6 +16,7 @@ from testsupport.evidence import evidence_on_failure
 from testsupport.janus import JanusServer
 from testsupport.janus_aiortc import JanusParticipant
 from testsupport.netns import emulated_internet
+from testsupport.waiting import wait_for
 
 ROOM = 1234
 MIN_FPS = 14.0
@@ -33,17 +34,6 @@ def aiortc_sees(report: dict | None, feed: int, participant: int, min_fps: float
     seen = ((report or {}).get("feeds") or {}).get(str(feed)) or {}
     return (seen.get("fps", 0) >= min_fps and (seen.get("lastFrameAgo") or 99) < 1.0
             and (seen.get("card") or {}).get("participant") == participant)
-
-
-def wait_until(condition, timeout: float, what: str, processes) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for p in processes:
-            assert p.process.poll() is None, f"{getattr(p, 'name', None) or p.display} exited while waiting until {what}"
-        if condition():
-            return
-        time.sleep(0.25)
-    raise AssertionError(f"not within {timeout} s: {what}")
 
 
 def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tmp_path) -> None:
@@ -69,7 +59,7 @@ def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tm
                     return False
             report = zoe.report()
             return all(aiortc_sees(report, feed, cards[name]) for name, feed in who.items())
-        wait_until(everyone_decodes, 30, f"the three bots and aiortc decode each other at {MIN_FPS} frames/s", bots + [zoe])
+        wait_for(everyone_decodes, 30, f"the three bots and aiortc decode each other at {MIN_FPS} frames/s", bots + [zoe])
 
         # Each bot's report names the others by their display names (the tile names of `join`).
         for b in bots:
@@ -80,7 +70,7 @@ def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tm
         # A fourth bot joins: everyone gets its card; it gets everyone's; then it leaves.
         radia = bot("Radia")
         radia_feed = int(radia.wait_joined())
-        wait_until(lambda: all(bot_sees(b.report_now(), radia_feed, bot_participant("Radia"), 5) for b in bots)
+        wait_for(lambda: all(bot_sees(b.report_now(), radia_feed, bot_participant("Radia"), 5) for b in bots)
                    and aiortc_sees(zoe.report(), radia_feed, bot_participant("Radia"), 5)
                    and all(bot_sees(radia.report_now(), f, cards[n]) for n, f in feeds.items()), 30,
                    "the fourth bot and the others decode each other", bots + [zoe, radia])
@@ -88,7 +78,7 @@ def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tm
         final = radia.stop()
         assert final["you"] == str(radia_feed), final["you"]
         # Janus saw it destroy its session (nothing left behind for the 60 s timeout to reap).
-        wait_until(lambda: janus.log_text().count("Destroying session") == destroyed + 1, 5,
+        wait_for(lambda: janus.log_text().count("Destroying session") == destroyed + 1, 5,
                    "Janus logs the fourth bot's session destroyed", bots)
         # The others keep their full rate.
         time.sleep(4.5)
@@ -96,7 +86,7 @@ def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tm
 
         # Past 75 s from the first join: Janus would have dropped a session without keepalives at 60 s.
         time.sleep(max(0.0, 78 - (time.monotonic() - started)))
-        wait_until(everyone_decodes, 10, "the room still decodes everyone after 75 s", bots + [zoe])
+        wait_for(everyone_decodes, 10, "the room still decodes everyone after 75 s", bots + [zoe])
         assert "Timeout expired for session" not in janus.log_text(), janus.describe()
         seen_by_zoe = zoe.report() or {}
         figures = []
@@ -128,7 +118,7 @@ def test_eight_bots_in_one_janus_room_decode_all_fifty_six_subscriptions(tmp_pat
                     if other != b.name:
                         result.append((b.name, other, bot_sees(report, feed, bot_participant(other))))
             return result
-        wait_until(lambda: all(ok for _, _, ok in subscriptions()), 40, "all 56 subscriptions at 14 frames/s", bots)
+        wait_for(lambda: all(ok for _, _, ok in subscriptions()), 40, "all 56 subscriptions at 14 frames/s", bots)
         for _ in range(2):
             time.sleep(2.1)
             failing = [(a, b) for a, b, ok in subscriptions() if not ok]
@@ -158,7 +148,7 @@ def test_simulcast_a_small_picture_subscriber_gets_the_low_layer(tmp_path) -> No
             peers = (report or {}).get("peers") or {}
             return all(bot_sees(report, feeds[p.name], bot_participant(p.name))
                        and (peers[str(feeds[p.name])].get("video") or {}).get("width") == width for p in publishers)
-        wait_until(lambda: sees(full.report_now(), 320) and sees(small.report_now(), 160), 30,
+        wait_for(lambda: sees(full.report_now(), 320) and sees(small.report_now(), 160), 30,
                    "the full subscriber decodes 320x240 and the small one 160x120, at 14 frames/s", publishers + [full, small])
         # The publishers' video bytes each subscriber received over the same 6 s window.
         def video_bytes(b: BotProcess) -> int:

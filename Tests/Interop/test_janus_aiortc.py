@@ -15,6 +15,7 @@ from testsupport.evidence import evidence_on_failure
 from testsupport.janus import JanusServer
 from testsupport.janus_aiortc import JanusParticipant
 from testsupport.netns import emulated_internet
+from testsupport.waiting import wait_for
 
 ROOM = 1234
 MIN_FPS = 14.0
@@ -31,17 +32,6 @@ def decodes(report: dict | None, feed: int, card_participant: int, min_fps: floa
             and (seen.get("card") or {}).get("participant") == card_participant)
 
 
-def wait_until(condition, timeout: float, what: str, *participants: JanusParticipant) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for p in participants:
-            assert p.process.poll() is None, f"{p.display} exited while waiting until {what}"
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout} s: {what}")
-
-
 def test_two_aiortc_participants_through_janus_survive_a_third(tmp_path) -> None:
     with emulated_internet() as net, JanusServer(net, tmp_path) as janus:
         with evidence_on_failure() as evidence:
@@ -52,18 +42,18 @@ def test_two_aiortc_participants_through_janus_survive_a_third(tmp_path) -> None
 
             def pair_decodes() -> bool:
                 return decodes(alice.report(), b, 2) and decodes(bob.report(), a, 1)
-            wait_until(pair_decodes, 20, f"alice and bob decode each other at {MIN_FPS} frames/s", alice, bob)
+            wait_for(pair_decodes, 20, f"alice and bob decode each other at {MIN_FPS} frames/s", [alice, bob])
 
             carol = evidence.add(JanusParticipant(net, net.public, janus.url, ROOM, "carol", 3, tmp_path, tone=880))
             c = carol.wait_joined()
             # Carol's view is read while she is there: her last report, written after she left, may be a second old.
-            wait_until(lambda: decodes(alice.report(), c, 3, 5) and decodes(bob.report(), c, 3, 5)
-                       and decodes(carol.report(), a, 1, 5) and decodes(carol.report(), b, 2, 5), 20,
-                       "alice and bob decode carol's card and she theirs", alice, bob, carol)
+            wait_for(lambda: decodes(alice.report(), c, 3, 5) and decodes(bob.report(), c, 3, 5)
+                     and decodes(carol.report(), a, 1, 5) and decodes(carol.report(), b, 2, 5), 20,
+                     "alice and bob decode carol's card and she theirs", [alice, bob, carol])
             final = carol.stop()
             assert final and final.get("ended") and carol.process.returncode == 0, "carol did not leave cleanly"
-            wait_until(lambda: feed_of(alice.report(), c).get("left") and feed_of(bob.report(), c).get("left"), 10,
-                       "alice and bob hear that carol left", alice, bob)
+            wait_for(lambda: feed_of(alice.report(), c).get("left") and feed_of(bob.report(), c).get("left"), 10,
+                     "alice and bob hear that carol left", [alice, bob])
 
             # Two more report periods (2 s each): the pair still decodes each other at full rate, continuously.
             frames_before = feed_of(alice.report(), b)["framesDecoded"], feed_of(bob.report(), a)["framesDecoded"]

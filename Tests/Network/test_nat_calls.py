@@ -30,6 +30,7 @@ from testsupport.evidence import evidence_on_failure
 from testsupport.internet_calls import bot_in, serve_in, started
 from testsupport.netns import PUBLIC_ADDRESS, emulated_internet
 from testsupport.pages import PAGE_READY, PagesEvidence, wait_until
+from testsupport.waiting import eventually
 
 
 def chromium_decodes(page, bot, frames: int, timeout: float, what: str) -> dict:
@@ -149,15 +150,6 @@ def test_two_bots_on_networks_without_udp_are_relayed_over_tcp(tmp_path):
     """The first "Done when" item with UDP blocked at both routers: TURN over TCP, 30 s of verified media."""
     reports = two_bots(tmp_path, "symmetric", 30, turn="tcp", block_udp=True)
     print("pairs:", [next(iter(r["peers"].values()))["transport"]["selectedPair"] for r in reports])
-
-
-def eventually(condition, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def test_a_relayed_call_moves_to_a_direct_pair_when_one_opens(tmp_path):

@@ -350,13 +350,8 @@ function makeTile(name, isSelf) {
 // ---------------------------------------------------------------------------------------------------------
 // Signaling and the mesh.
 
-function join() {
-  if (janusMode) return janusJoin();
-  const room = roomFromFragment();
-  const s = {
-    room, you: "", signaling: "connecting", peers: new Map(), media: null, closed: false,
-    selfTile: makeTile("you", true), ws: null, mediaReady: null, channels: new Map(),
-  };
+// A new session becomes the page's: errors and notices cleared, the call buttons back to their first state.
+function startSession(s) {
   session = s;
   ui.error.textContent = "";
   ui.notice.textContent = "";
@@ -369,6 +364,16 @@ function join() {
   ui.leave.hidden = false;
   ui.leave.disabled = false;
   s.selfTile.setState("starting media");
+}
+
+function join() {
+  if (janusMode) return janusJoin();
+  const room = roomFromFragment();
+  const s = {
+    room, you: "", signaling: "connecting", peers: new Map(), media: null, closed: false,
+    selfTile: makeTile("you", true), ws: null, mediaReady: null, channels: new Map(),
+  };
+  startSession(s);
   // Media is opened at once, in parallel with signaling; every offer and answer waits for it, so a
   // `_new_peer` or `_offer` that arrives before getUserMedia finishes is answered with our tracks, and never
   // offered to (the original client offered to it too when the media came: glare).
@@ -1281,18 +1286,7 @@ function janusJoin() {
       events: [], samples: [], sampler: null, bases: new Map(),
     },
   };
-  session = s;
-  ui.error.textContent = "";
-  ui.notice.textContent = "";
-  ui.mute.textContent = "Mute";
-  ui.video.textContent = "Video off";
-  ui.mute.hidden = ui.video.hidden = false;
-  ui.mute.removeAttribute("aria-pressed");
-  ui.video.removeAttribute("aria-pressed");
-  ui.rejoin.hidden = true;
-  ui.leave.hidden = false;
-  ui.leave.disabled = false;
-  s.selfTile.setState("starting media");
+  startSession(s);
   s.mediaReady = openMedia().then(media => {
     if (s.closed) { media.stop(); return media; }
     s.media = media;
