@@ -3,6 +3,8 @@
 through `conftui serve`, then the same N bots in one Janus VideoRoom (`bot --sfu janus`), for N = 4, 6, 8, 10, in
 the same run.
 
+The bots talk in turn (a tone each, unmuted for 2 s in join order, round after round), as people in a meeting do.
+
 Per N and per room kind, over --seconds once every bot decodes every other:
 - CPU per participant (% of one core, each bot process, median and max) and Janus's own CPU;
 - uplink and downlink per participant (kbit/s: the bot's `traffic` counters, every connection, both ways);
@@ -71,21 +73,39 @@ def first_frame_delays(bot: BotProcess, others: set[str], started: float, timeou
     raise TimeoutError(f"{bot.name} did not decode everyone within {timeout} s:\n{bot.describe()}")
 
 
+# Talking in turn, as people in a meeting do: each bot's microphone is open for TURN_SECONDS in join order, round
+# after round, and muted otherwise (muted Opus is DTX: a receiver decodes nothing for it). A room where everyone
+# talks at once all the time would make every participant decode N - 1 voices, which no meeting does.
+TURN_SECONDS = 2.0
+
+
+def speaking_turns(index: int, n: int, offset: float, duration: float = 600) -> list[str]:
+    """`--unmute-at`/`--mute-at` options for bot `index` of `n` started `offset` s after the room's clock began."""
+    options, start = ["--muted"], index * TURN_SECONDS
+    while start < duration:
+        if start - offset >= 0:
+            options += ["--unmute-at", f"{start - offset:.2f}", "--mute-at", f"{start + TURN_SECONDS - offset:.2f}"]
+        start += n * TURN_SECONDS
+    return options
+
+
 def measure_room(kind: str, url: str, room: str, n: int, tmp: pathlib.Path, netns: str, seconds: float,
                  janus: JanusServer | None) -> dict:
     extra = {"mesh": [], "janus": ["--sfu", "janus"],
              "janus-tiles": ["--sfu", "janus", "--receive-size", "160x120"]}[kind]
     bots: list[BotProcess] = []
+    clock = time.time()
     try:
         for i in range(n - 1):
-            bots.append(BotProcess(url, room, NAMES[i], tmp, *extra, "--tone", str(300 + 40 * i), duration=600,
+            bots.append(BotProcess(url, room, NAMES[i], tmp, *extra, "--tone", str(300 + 40 * i),
+                                   *speaking_turns(i, n, time.time() - clock), duration=600,
                                    host_candidates="all", netns=netns))
             bots[-1].wait_joined()
         # The last one joins a running room: its first frames are the first-frame figure.
         time.sleep(2)
         started = time.time()
-        last = BotProcess(url, room, NAMES[n - 1], tmp, *extra, "--tone", str(300 + 40 * (n - 1)), duration=600,
-                          host_candidates="all", netns=netns)
+        last = BotProcess(url, room, NAMES[n - 1], tmp, *extra, "--tone", str(300 + 40 * (n - 1)),
+                          *speaking_turns(n - 1, n, time.time() - clock), duration=600, host_candidates="all", netns=netns)
         bots.append(last)
         last.wait_joined()
         first = first_frame_delays(last, {b.socket_id for b in bots[:-1]}, started)
@@ -150,7 +170,8 @@ def main() -> None:
             server.stop()
 
     print(f"{len(sizes)} room sizes, each a mesh through `conftui serve` then a Janus 1.1.2 VideoRoom, {args.seconds:g} s "
-          "windows once everyone decodes everyone; bots at 320x240, 15 fps, in the emulated internet's public namespace.")
+          "windows once everyone decodes everyone; bots at 320x240, 15 fps, talking in turn (2 s each), in the emulated "
+          "internet's public namespace.")
     print()
     print("| N | room | CPU per bot, median (max) | SFU/mesh CPU | uplink kbit/s | SFU/mesh uplink | downlink kbit/s "
           "| fps per subscription, min (median) | first frame, median (max) | Janus CPU |")

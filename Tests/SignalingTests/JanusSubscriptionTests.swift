@@ -95,19 +95,55 @@ import Testing
         #expect(subscribes(h) == [[30], [20]])
     }
 
-    @Test func aRefusedSubscribeIsRetriedAFewTimesThenGivenUp() {
+    @Test func aRefusedSubscribeIsRetriedAfterPausesThenGivenUp() {
         var h = Self.subscribed()
         h.janus(Janus.event(data: Janus.publishersEvent([Janus.publisher(30, "a")])))
-        for _ in 0..<5 {
+        // Janus announces a publisher before its PeerConnection is up and refuses it until then: each refusal is
+        // asked again after a pause (0.5, 1, 2, 4, 8 s), six times in all.
+        var pauses: [Double] = []
+        for _ in 0..<8 {
             h.janus(Janus.event(Janus.subscriberHandle, transaction: h.lastTransaction,
                                 data: #"{"videoroom":"event","error_code":428,"error":"No such feed (30)"}"#))
+            let before = subscribes(h).count
+            var waited = 0.0
+            while subscribes(h).count == before && waited < 20 {
+                _ = h.advance(by: 0.25) { harness, frame in
+                    if frame["janus"] == .string("keepalive"), let t = frame["transaction"]?.stringValue { harness.janus(Janus.ack(t)) }
+                }
+                waited += 0.25
+            }
+            if subscribes(h).count > before { pauses.append(waited) }
         }
-        #expect(subscribes(h) == [[30], [30], [30]])
+        #expect(subscribes(h) == Array(repeating: [30], count: 6))
+        #expect(pauses == [0.5, 1, 2, 4, 8], "\(pauses)")
         // A publisher without any media is not subscribed to until it has some.
         h.janus(Janus.event(data: Janus.publishersEvent([Janus.publisher(40, "quiet", audio: false, video: false)])))
-        #expect(subscribes(h).count == 3)
+        #expect(subscribes(h).count == 6)
         h.janus(Janus.event(data: Janus.publishersEvent([Janus.publisher(40, "quiet", audio: true, video: false)])))
         #expect(subscribes(h).last == [40])
+    }
+
+    @Test func aFeedRefusedWithOthersIsAskedForAloneAndHoldsNobodyUp() {
+        var h = Self.subscribed()
+        h.janus(Janus.event(data: Janus.publishersEvent([Janus.publisher(30, "a"), Janus.publisher(31, "b")])))
+        #expect(subscribes(h) == [[30, 31]])
+        // 31's PeerConnection is not up yet: Janus refuses the whole request.
+        h.janus(Janus.event(Janus.subscriberHandle, transaction: h.lastTransaction,
+                            data: #"{"videoroom":"event","error_code":428,"error":"No such feed (31)"}"#))
+        _ = h.advance(by: 0.5)
+        #expect(subscribes(h) == [[30, 31], [30]])
+        // 30 comes; 31 is asked for after it, alone.
+        h.janus(Janus.event(Janus.subscriberHandle, transaction: h.lastTransaction,
+                            data: #"{"videoroom":"updated","room":1234,"streams":\#(Janus.streams([20, 30]))}"#,
+                            jsep: ("offer", Janus.sdp("s2"))))
+        #expect(subscribes(h) == [[30, 31], [30], [31]])
+        // A new publisher meanwhile is asked for on its own request, not behind 31.
+        h.janus(Janus.event(Janus.subscriberHandle, transaction: h.lastTransaction,
+                            data: #"{"videoroom":"event","error_code":428,"error":"No such feed (31)"}"#))
+        h.janus(Janus.event(data: Janus.publishersEvent([Janus.publisher(32, "c")])))
+        #expect(subscribes(h).last == [32])
+        _ = h.advance(by: 1)
+        #expect(subscribes(h).last == [31])
     }
 
     @Test func aSubscriberJoinThatTimesOutIsRetriedOnANewHandle() {

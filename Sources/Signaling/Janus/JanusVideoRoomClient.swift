@@ -135,7 +135,7 @@ public struct JanusVideoRoomClient: Sendable {
         case .leaving: return leaveDeadline
         default:
             let keepalive = session == nil ? nil : lastSent.map { $0 + configuration.keepaliveInterval }
-            return [transactions.earliestDeadline, keepalive].compactMap { $0 }.min()
+            return [transactions.earliestDeadline, keepalive, subscription.nextRetry].compactMap { $0 }.min()
         }
     }
 
@@ -318,12 +318,16 @@ public struct JanusVideoRoomClient: Sendable {
             case .joinSubscriber:
                 // That handle is given up (anything it says later is not ours); a new one asks for the feeds.
                 subscription.handle = .none
-                subscription.failed(pending.feeds) { publishers[$0]?.hasMedia == true }
+                subscription.failed(pending.feeds, stillKnown: { publishers[$0]?.hasMedia == true }, now: now, refused: false)
                 requeued = true
                 effects.append(.log(text))
             default:
                 return effects + fail(text, now: now)
             }
+        }
+        if let due = subscription.nextRetry, due <= now {
+            subscription.retryDue(now: now) { publishers[$0]?.hasMedia == true }
+            requeued = true
         }
         if requeued { effects += flushSubscription(now: now) }
         if let session, let lastSent, now - lastSent >= configuration.keepaliveInterval {
@@ -463,7 +467,7 @@ public struct JanusVideoRoomClient: Sendable {
         // A new subscriber handle for every feed still published (each feed is tried at most a few times).
         let feeds = publishers.values.filter(\.hasMedia).map(\.feed).sorted()
         subscription.handle = .none
-        subscription.failed(feeds) { publishers[$0]?.hasMedia == true }
+        subscription.failed(feeds, stillKnown: { publishers[$0]?.hasMedia == true }, now: now, refused: false)
         return [.log("Janus detached our subscriber handle")] + flushSubscription(now: now)
     }
 
@@ -655,7 +659,7 @@ public struct JanusVideoRoomClient: Sendable {
         if pending.kind == .joinSubscriber, case .joining(let handle) = subscription.handle {
             subscription.handle = .attached(handle)
         }
-        subscription.failed(pending.feeds) { publishers[$0]?.hasMedia == true }
+        subscription.failed(pending.feeds, stillKnown: { publishers[$0]?.hasMedia == true }, now: now)
         return [.log(text)] + flushSubscription(now: now)
     }
 
@@ -671,6 +675,7 @@ public struct JanusVideoRoomClient: Sendable {
             guard case .joining(let handle) = subscription.handle else { return [.log("ignored an unexpected 'attached'")] }
             subscription.handle = .joined(handle)
             lastStreams = streams
+            for feed in streams.compactMap(\.feed) { subscription.carried(feed) }
             var effects: [Effect] = []
             if let offer { effects.append(.subscriberOffer(sdp: offer, streams: streams)) } else {
                 effects.append(.log("Janus sent 'attached' without an offer"))
@@ -678,9 +683,13 @@ public struct JanusVideoRoomClient: Sendable {
             return effects + flushSubscription(now: now)
         case .updated(let streams):
             guard case .joined = subscription.handle else { return [.log("ignored an 'updated' before 'attached'")] }
-            if let streams { lastStreams = streams }
-            guard let offer else { return [.log("Janus: subscription updated without a new offer")] }
-            return [.subscriberOffer(sdp: offer, streams: lastStreams)]
+            if let streams {
+                lastStreams = streams
+                for feed in streams.compactMap(\.feed) { subscription.carried(feed) }
+            }
+            // A feed that waited to be asked for alone goes now that the request before it is answered.
+            guard let offer else { return [.log("Janus: subscription updated without a new offer")] + flushSubscription(now: now) }
+            return [.subscriberOffer(sdp: offer, streams: lastStreams)] + flushSubscription(now: now)
         case .updating:
             // "the management of that request has been postponed": the offer comes later, or with another.
             return [.log("Janus postponed a subscription update")]
