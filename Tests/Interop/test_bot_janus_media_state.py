@@ -16,10 +16,11 @@ from __future__ import annotations
 import itertools
 import time
 
-from testsupport.bot import BotProcess
+from testsupport.bot import BotProcess, bot_participant
 from testsupport.evidence import evidence_on_failure
 from testsupport.janus import JanusServer
 from testsupport.netns import emulated_internet
+from testsupport.waiting import wait_for
 
 ROOM = 1234
 MUTE_AT = 15
@@ -113,3 +114,32 @@ def test_a_bots_mute_reaches_the_other_through_janus_and_its_audio_stops_and_res
         assert media_of(final_ada, grace_feed) == {"audioMuted": False, "videoOn": True}, media_of(final_ada, grace_feed)
         print(f"Ada's audio at Grace: {before} frames in {span_before:.1f} s before the mute, {during} in "
               f"{span_during:.1f} s while muted, {after} in {span_after:.1f} s after")
+
+
+def test_bots_that_join_muted_one_after_another_see_each_other(tmp_path) -> None:
+    """Janus announces a publisher before its PeerConnection is up and refuses subscriptions to it until then ("No
+    such feed"); bots that join muted (their descriptions set at once) met that every time. Each refused feed must be
+    asked for again until Janus carries it: four bots joining muted, a second apart, all decode each other."""
+    with emulated_internet() as net, JanusServer(net, tmp_path) as janus, evidence_on_failure() as evidence:
+        evidence.add(janus)
+        bots = []
+        for name in ("Ada", "Bea", "Cy", "Dee"):
+            bots.append(evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", "--muted",
+                                                duration=60, host_candidates="all", netns=net.public)))
+            bots[-1].wait_joined()
+            time.sleep(1)
+        feeds = {b.name: b.socket_id for b in bots}
+
+        def everyone_sees_everyone() -> bool:
+            for bot in bots:
+                report = bot.report_now()
+                for other in bots:
+                    if other is bot:
+                        continue
+                    video = peer_of(report, feeds[other.name]).get("video") or {}
+                    card = video.get("testCard") or {}
+                    if video.get("framesPerSecond", 0) < 10 or card.get("participant") != bot_participant(other.name):
+                        return False
+            return True
+
+        wait_for(everyone_sees_everyone, 25, "the four muted bots decode each other's test cards", bots)
