@@ -84,7 +84,7 @@ conftui-debug: deb-deps
 	$(SWIFT) build --product conftui
 
 interop-test: deps conftui-release
-	SIGNALING=conftui CONFTUI_BIN=$(BIN_RELEASE)/conftui $(PY) -m pytest -q Tests/EndToEnd Tests/Interop Tests/Network Tests/Screenshots
+	SIGNALING=conftui CONFTUI_BIN=$(BIN_RELEASE)/conftui $(PY) -m pytest -q --durations=20 Tests/EndToEnd Tests/Interop Tests/Network Tests/Screenshots
 
 test: deps page-check build
 	$(SWIFT) test

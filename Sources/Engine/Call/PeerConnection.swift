@@ -182,11 +182,7 @@ public final class PeerConnection {
                 descriptionVersion += 1
                 stableLocalDescription = localDescription
             }
-            let offer = SessionDescription.makeOffer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
-                                                     sections: offered, maxMessageSize: configuration.maxMessageSize)
-            localDescription = offer
-            signalingState = .haveLocalOffer
-            announce(offer, .offer)
+            offer()
         case .addTransceiver(let kind, let direction):
             offered.append(OfferedSection(mid: nextMid(), kind: kind, direction: direction))
         case .stopTransceiver(let mid):
@@ -266,11 +262,7 @@ public final class PeerConnection {
             restartTransportIce(now: now)
             descriptionVersion += 1
             stableLocalDescription = localDescription
-            let offer = SessionDescription.makeOffer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
-                                                     sections: offered, maxMessageSize: configuration.maxMessageSize)
-            localDescription = offer
-            signalingState = .haveLocalOffer
-            announce(offer, .offer)
+            offer()
         case .sendVideo(let frame):
             guard transport?.isSecure == true, videoSend != nil else { return }
             // The shared encoder may still emit delta frames made before this peer connected: they cannot be decoded
@@ -438,6 +430,15 @@ public final class PeerConnection {
         announce(answer, .answer)
         takeRemoteCredentials(of: offer, now: now)
         for c in offer.allCandidates { addRemote(c, now: now) }
+    }
+
+    /// Our offer of the sections and transport as they are now, sent (`descriptionVersion` set by the caller).
+    private func offer() {
+        let offer = SessionDescription.makeOffer(sessionID: sessionID, version: descriptionVersion, transport: localTransport,
+                                                 sections: offered, maxMessageSize: configuration.maxMessageSize)
+        localDescription = offer
+        signalingState = .haveLocalOffer
+        announce(offer, .offer)
     }
 
     /// A new ICE generation on our side (RFC 8445 §9): new credentials, the relayed candidate re-added (`relayed`),
