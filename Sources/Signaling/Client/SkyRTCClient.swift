@@ -17,8 +17,10 @@ public final class SkyRTCClient: Sendable {
     /// display name others see (an extension the original server drops; see `SkyRTCDisplayName`).
     /// A server that refuses the join for one of its caps (`room_full`, `too_many_rooms`) sends no
     /// `_peers`: that `_error` is thrown as `.badMessage` at once rather than waiting for the timeout.
-    public func join(room: String, name: String? = nil, timeout: Double = 5) throws(SignalingError) -> (peers: SkyRTCPeers, earlier: [SkyRTCServerMessage]) {
-        try send(.join(SkyRTCJoin(room: room, name: name)))
+    /// `resume` is the token of an earlier `_peers` (conftui's server then keeps our socketId).
+    public func join(room: String, name: String? = nil, resume: String? = nil,
+                     timeout: Double = 5) throws(SignalingError) -> (peers: SkyRTCPeers, earlier: [SkyRTCServerMessage]) {
+        try send(.join(SkyRTCJoin(room: room, name: name, resume: resume)))
         var earlier: [SkyRTCServerMessage] = []
         let deadline = MonotonicClock.now() + timeout
         while true {

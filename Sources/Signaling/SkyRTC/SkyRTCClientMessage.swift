@@ -25,6 +25,7 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         case .join(let j):
             var members: [(String, JSONValue)] = [("room", .string(j.room))]
             if let name = j.name { members.append(("name", .string(name))) }
+            if let resume = j.resume { members.append(("resume", .string(resume))) }
             data = .object(members)
         case .offer(let d), .answer(let d):
             data = .object([("socketId", .string(d.socketId.rawValue)), ("sdp", d.sdp)])
@@ -78,7 +79,7 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
     static func decode(eventName: String, data: JSONValue) throws(SignalingError) -> SkyRTCClientMessage {
         switch eventName {
         case "__join":
-            return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"])))
+            return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"]), resume: try resumeToken(data["resume"])))
         case "__media_state":
             guard case .bool(let muted)? = data["audioMuted"], case .bool(let videoOn)? = data["videoOn"] else {
                 throw .badMessage(.badField, "__media_state: audioMuted and videoOn must be booleans")
@@ -134,6 +135,18 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         guard let s = value.stringValue else { throw .badMessage(.badField, "__join: name must be a string") }
         return SkyRTCDisplayName.clean(s)
     }
+
+    /// The resume extension: absent or null means none; otherwise a string of at most `maxResumeTokenBytes` bytes.
+    private static func resumeToken(_ value: JSONValue?) throws(SignalingError) -> String? {
+        guard let value = nonNull(value) else { return nil }
+        guard let s = value.stringValue, !s.isEmpty, s.utf8.count <= maxResumeTokenBytes else {
+            throw .badMessage(.badField, "__join: resume must be a string of 1 to \(maxResumeTokenBytes) bytes")
+        }
+        return s
+    }
+
+    /// Resume tokens are 32 hex digits; anything much longer is not one.
+    public static let maxResumeTokenBytes = 128
 
     /// The original's `data.room || "__default"`, with the room used as a JS object key: numbers
     /// and `true` become their text. Objects and arrays (which JS would turn into "[object Object]")

@@ -14,6 +14,10 @@ public struct SkyRTCJoin: Equatable, Sendable, Codable {
     /// The display name others see (our extension, written after `room` and omitted when nil; the
     /// original server drops it). The server keeps it only after `SkyRTCDisplayName.clean`.
     public var name: String?
+    /// The resume token of an earlier `_peers` (our extension, docs/skyrtc-protocol.md §10): conftui's server gives
+    /// the new socket the id that token belongs to, so the room sees no leave and join. Written after `name`,
+    /// omitted when nil; the original server ignores it (the reconnect is then an ordinary join).
+    public var resume: String? = nil
 }
 
 /// `__offer`/`__answer` data (client → server) and `_offer`/`_answer` data (server → client):
@@ -65,6 +69,9 @@ public struct SkyRTCPeers: Equatable, Sendable, Codable {
     /// The media state of members that announced one (`__media_state`); `"media":{"<id>":{...}}` after `names`,
     /// omitted when empty and never sent in the original wire format.
     public var media: [SocketID: SkyRTCMediaState] = [:]
+    /// Our extension (docs/skyrtc-protocol.md §10): a secret that lets this member reconnect as `you` (`__join` with
+    /// `resume`); `"resume":"..."` last, never sent in the original wire format. nil from servers without it.
+    public var resume: String? = nil
 }
 
 /// `_error` data (our extension; see `SkyRTCErrorCode`).

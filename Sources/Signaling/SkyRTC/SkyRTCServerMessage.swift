@@ -53,6 +53,7 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
             if format == .conftui, !p.media.isEmpty {
                 m.append(("media", .object(p.media.sorted { $0.key < $1.key }.map { ($0.key.rawValue, Self.mediaJSON($0.value)) })))
             }
+            if format == .conftui, let resume = p.resume { m.append(("resume", .string(resume))) }
             data = .object(m)
         case .newPeer(let s, let name):
             var m: [(String, JSONValue)] = [("socketId", id(s))]
@@ -127,7 +128,7 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
                 ids.append(SocketID(s))
             }
             return .peers(SkyRTCPeers(connections: ids, you: try sid("you"), names: peerNames(data?["names"]),
-                                      media: peerMedia(data?["media"])))
+                                      media: peerMedia(data?["media"]), resume: resumeToken(data?["resume"])))
         case "_new_peer": return .newPeer(try sid("socketId"), name: displayName(data?["name"]))
         case "_remove_peer": return .removePeer(try sid("socketId"))
         case "_offer", "_answer":
@@ -174,6 +175,12 @@ public enum SkyRTCServerMessage: Equatable, Sendable {
             if let state = mediaState(value) { media[SocketID(key)] = state }
         }
         return media
+    }
+
+    /// `_peers.resume`, tolerated missing or malformed (then the client cannot resume, and rejoins as a newcomer).
+    private static func resumeToken(_ value: JSONValue?) -> String? {
+        guard let s = value?.stringValue, !s.isEmpty, s.utf8.count <= SkyRTCClientMessage.maxResumeTokenBytes else { return nil }
+        return s
     }
 
     private static func mediaState(_ value: JSONValue?) -> SkyRTCMediaState? {
