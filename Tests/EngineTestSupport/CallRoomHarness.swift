@@ -8,7 +8,8 @@ import Engine
 public final class CallRoomHarness {
     public final class Member {
         public let name: String
-        public let ip: IPAddress
+        /// Its host address (`move` changes it, as a laptop that changes networks).
+        public fileprivate(set) var ip: IPAddress
         public let core: CallCore
         /// The id the server gave at the last join (nil while out of the room).
         public fileprivate(set) var id: RemotePeerID?
@@ -92,6 +93,14 @@ public final class CallRoomHarness {
         room.append(id)
     }
 
+    /// The member's host moves to another network: its address becomes `ip` (the old one is gone, with every socket
+    /// on it), and its call is told, as the session's watch of the interfaces tells it.
+    public func move(_ name: String, to ip: IPAddress) {
+        let m = member(name)
+        m.ip = ip
+        feed(m, .hostAddressesChanged)
+    }
+
     /// The member leaves the room as a client does: its call leaves, the server tells the others.
     public func leave(_ name: String) {
         let m = member(name)
@@ -136,7 +145,8 @@ public final class CallRoomHarness {
     public func feed(_ m: Member, _ input: CallCore.Input) {
         let out = m.core.handle(input, now: now)
         m.deadline = out.deadline
-        for t in out.transmits { transmit(t) }
+        // A socket that was closed (its address went away) sends nothing.
+        for t in out.transmits where addresses[t.from] === m { transmit(t) }
         for effect in out.effects { perform(effect, of: m) }
     }
 
@@ -163,6 +173,19 @@ public final class CallRoomHarness {
             addresses[address] = m
             m.openAddresses[id] = [address]
             feed(m, .socketsOpened(id, [address]))
+        case .rebindSockets(let id):
+            var kept: [TransportAddress] = []
+            for address in m.openAddresses[id] ?? [] {
+                if address.ip == m.ip { kept.append(address) } else { addresses[address] = nil }
+            }
+            if kept.isEmpty {
+                let address = TransportAddress(ip: m.ip, port: nextPort)
+                nextPort += 1
+                addresses[address] = m
+                kept.append(address)
+            }
+            m.openAddresses[id] = kept
+            feed(m, .socketsRebound(id, kept))
         case .closeSockets(let id):
             for address in m.openAddresses.removeValue(forKey: id) ?? [] { addresses[address] = nil }
         case .signal(let signal): relay(signal, from: m)

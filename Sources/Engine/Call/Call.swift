@@ -76,6 +76,10 @@ public final class Call: Sendable {
     /// The signaling connection is gone (the room forgot us): the room policy closes what that ends. Thread-safe.
     public func signalingLost() { enqueue(.signalingLost) }
 
+    /// The machine's addresses changed (whoever watches them says so); thread-safe. Every connection moves to the
+    /// addresses there are now and restarts ICE on them (`CallCore.Input.hostAddressesChanged`).
+    public func hostAddressesChanged() { enqueue(.hostAddressesChanged) }
+
     /// A message on `peer`'s data channel `channel`; thread-safe. Pace large sends by the channel's queued bytes
     /// (`DataChannelEvent.buffered`): the inbox is bounded and drops what does not fit.
     public func sendData(_ message: DataChannels.Message, to peer: RemotePeerID, channel: UInt16) {
@@ -196,6 +200,7 @@ private final class CallLoop {
     func perform(_ effect: CallCore.Effect) {
         switch effect {
         case .openSockets(let id): feed(.socketsOpened(id, bind(id)))
+        case .rebindSockets(let id): feed(.socketsRebound(id, rebind(id)))
         case .closeSockets(let id):
             for address in socketsOf.removeValue(forKey: id) ?? [] { sockets[address] = nil }
             streams[id] = nil
@@ -233,11 +238,17 @@ private final class CallLoop {
         }
     }
 
-    /// One socket per host address (127.0.0.1 alone for `.loopback`; every interface but loopback, else 127.0.0.1).
-    func bind(_ id: ConnectionID) -> [TransportAddress] {
+    /// The addresses a connection's sockets go on: 127.0.0.1 alone for `.loopback`; every interface but loopback,
+    /// else 127.0.0.1.
+    func hostIPs() -> [IPAddress] {
         let all = call.options.hostCandidates == .all ? ((try? HostInterfaces.list(includeLoopback: false)) ?? []).map(\.ip) : []
+        return all.isEmpty ? [IPAddress("127.0.0.1")!] : all
+    }
+
+    /// One socket per host address.
+    func bind(_ id: ConnectionID) -> [TransportAddress] {
         var bound: [TransportAddress] = []
-        for ip in all.isEmpty ? [IPAddress("127.0.0.1")!] : all {
+        for ip in hostIPs() {
             do {
                 let socket = try UdpSocket(bind: TransportAddress(ip: ip, port: 0))
                 sockets[socket.localAddress] = socket
@@ -249,6 +260,27 @@ private final class CallLoop {
         socketsOf[id] = bound
         call.openConnections.store(core.openConnections, ordering: .relaxed)
         return bound
+    }
+
+    /// The connection's sockets on the addresses there are now: those on addresses still there stay (their ports are
+    /// in the running ICE session), the rest close, and each new address gets one.
+    func rebind(_ id: ConnectionID) -> [TransportAddress] {
+        let ips = hostIPs()
+        var kept: [TransportAddress] = []
+        for address in socketsOf[id] ?? [] {
+            if ips.contains(address.ip) { kept.append(address) } else { sockets[address] = nil }
+        }
+        for ip in ips where !kept.contains(where: { $0.ip == ip }) {
+            do {
+                let socket = try UdpSocket(bind: TransportAddress(ip: ip, port: 0))
+                sockets[socket.localAddress] = socket
+                kept.append(socket.localAddress)
+            } catch {
+                call.log("\(id): cannot bind \(ip): \(error)")
+            }
+        }
+        socketsOf[id] = kept
+        return kept
     }
 
     func openDecoder(for peer: RemotePeerID) {

@@ -27,6 +27,13 @@ final class CallConnection {
     /// The peer's candidate addresses so far: a new allocation permits them at once, before the peer's answer to
     /// our ICE restart names them again (bounded like the candidates themselves).
     var remoteRelayPeers = Set<IPAddress>()
+    /// The relay was allocated again because the host addresses changed: its relayed candidate joins the ICE
+    /// generation that the change already restarted, rather than restarting it again.
+    var relayJoinsRestart = false
+    /// Our server-reflexive candidates: each new ICE generation signals them again (the peer forgot them).
+    var reflexiveCandidates: [IceCandidate] = []
+    /// The ICE username fragment of our last description: a new one means a new generation.
+    var describedUfrag: String?
     var timeline: [StateChange] = []
     var timeToConnected: Double?
     /// Server-reflexive candidates found before our description went out wait for it (trickle follows SDP).

@@ -88,6 +88,11 @@ public final class CallCore {
         case .signal(let signal): receive(signal, now: now)
         case .signalingLost: apply(.signalingLost, now: now)
         case .socketsOpened(let id, let addresses): opened(id, addresses, now: now)
+        case .hostAddressesChanged:
+            for c in connections.values.sorted(by: { $0.id < $1.id }) where c.connection != nil {
+                out.effects.append(.rebindSockets(c.id))
+            }
+        case .socketsRebound(let id, let addresses): rehome(id, on: addresses, now: now)
         case .datagram(let local, let from, let bytes, let arrivedAt): receive(bytes, on: local, from: from, arrivedAt: arrivedAt, now: now)
         case .streamData(let id, let bytes):
             guard let c = connections[id], let relay = c.relay else { return }
@@ -344,6 +349,37 @@ public final class CallCore {
         return nil
     }
 
+    /// The host addresses of a running connection changed (RFC 8445 §9: "a change in the local addresses" is a
+    /// reason to restart ICE): a new generation on the new host candidates, a new server-reflexive one, and a new
+    /// relay when the allocation's own socket went away. The selected pair keeps its chance meanwhile (an added
+    /// interface leaves it working).
+    private func rehome(_ id: ConnectionID, on addresses: [TransportAddress], now: TransportTime) {
+        guard let c = connections[id], c.connection != nil, Set(addresses) != Set(c.localAddresses) else { return }
+        for address in c.localAddresses where !addresses.contains(address) { byLocal[address] = nil }
+        c.localAddresses = addresses
+        for address in addresses { byLocal[address] = c.id }
+        let listed = addresses.isEmpty ? "none" : addresses.map(\.description).joined(separator: ", ")
+        log("\(short(c.peer)): host addresses changed (now \(listed)); restarting ICE")
+        c.reflexiveCandidates.removeAll { candidate in !addresses.contains { $0.ip == candidate.relatedAddress?.ip && $0.port == candidate.relatedPort } }
+        c.heldCandidates = []
+        if let server = configuration.stunServer { c.gatherer = ServerReflexiveGatherer(server: server, bases: addresses) }
+        var relayed: TransportAddress?
+        if let relay = c.relay {
+            if case .udp(let base) = relay.path, addresses.contains(base) {
+                relayed = relay.relayedAddress
+            } else {
+                // The allocation belongs to a 5-tuple that no longer exists (RFC 8656 §2.2): the server would answer
+                // the new address 437. A new one; its candidate is trickled into the generation started below.
+                log("\(short(c.peer)): the TURN allocation's socket went with the old address; allocating a new one")
+                c.relay = nil
+                c.relayJoinsRestart = true
+                startRelay(relay.server, for: c, now: now)
+                for ip in c.remoteRelayPeers { take(c.relay?.handle(.permit(ip), now: now) ?? .init(), for: c, now: now) }
+            }
+        }
+        feed(c, .command(.restartIce(relayed: relayed, mapped: nil, hosts: addresses)), now: now)
+    }
+
     private func forget(_ c: CallConnection) {
         connections[c.id] = nil
         if byPeer[c.peer] == c.id { byPeer[c.peer] = nil }
@@ -372,7 +408,10 @@ public final class CallCore {
                          now: TransportTime) {
         guard let id = byLocal[local], let c = connections[id] else { return }
         if c.gatherer?.isResponse(from: from, bytes: bytes) ?? false {
-            if let candidate = c.gatherer!.handle(bytes: bytes) { reflexive(candidate, of: c) }
+            if let candidate = c.gatherer!.handle(bytes: bytes) {
+                if c.reflexiveCandidates.count < 8 { c.reflexiveCandidates.append(candidate) }
+                reflexive(candidate, of: c)
+            }
             return
         }
         if let relay = c.relay, relay.isFromServer(local: local, from: from) {
@@ -403,6 +442,13 @@ public final class CallCore {
             let text = sd.sdpText
             apply(.localSignal(type == .offer ? .offer(to: peer, sdp: text) : .answer(to: peer, sdp: text)), now: now)
             c.described = true
+            let ufrag = sd.media.firstIndex { !$0.isRejected }.flatMap { sd.iceCredentials(mediaIndex: $0)?.ufrag }
+            if let before = c.describedUfrag, before != ufrag {
+                // A new ICE generation (ours or the peer's restart, RFC 8445 §9): the peer forgot every candidate of
+                // the old one, and the server-reflexive ones are in no description, so they are told again.
+                for candidate in c.reflexiveCandidates where !c.heldCandidates.contains(candidate) { reflexive(candidate, of: c) }
+            }
+            c.describedUfrag = ufrag
             for candidate in c.heldCandidates { reflexive(candidate, of: c) }
             c.heldCandidates = []
         case .localCandidate(let candidate):
@@ -501,7 +547,10 @@ public final class CallCore {
             switch event {
             case .allocated(let relayed, let mapped, let lifetime):
                 log("\(short(c.peer)): relayed candidate \(relayed) (server saw us at \(mapped.map(\.description) ?? "?"), \(lifetime) s)")
-                if c.relayReallocations > 0 {
+                if c.relayJoinsRestart {
+                    c.relayJoinsRestart = false
+                    feed(c, .command(.addLocalRelayed(relayed: relayed, mapped: mapped)), now: now)
+                } else if c.relayReallocations > 0 {
                     // RFC 8445 §9: the relayed candidate changed under a running session; a new generation of ICE
                     // finds the path again (the peer learns it from our re-offer).
                     log("\(short(c.peer)): restarting ICE on the new relayed candidate")

@@ -39,6 +39,12 @@ extension CallCore {
         /// The answer to `Effect.openSockets`: the addresses bound (empty when none could be). The driver feeds it
         /// before any other input; until then the core holds the actions that need the connection.
         case socketsOpened(ConnectionID, [TransportAddress])
+        /// The machine's host addresses changed (an interface came, went or was renumbered: a laptop moved from
+        /// one network to another). Each open connection's sockets are bound again (`Effect.rebindSockets`).
+        case hostAddressesChanged
+        /// The answer to `Effect.rebindSockets`: the connection's sockets now (those on addresses still there are
+        /// kept). Fed at once, like `socketsOpened`.
+        case socketsRebound(ConnectionID, [TransportAddress])
         /// A UDP datagram that arrived on the socket bound to `local`; `arrivedAt` is the kernel's receive time.
         case datagram(local: TransportAddress, from: TransportAddress, bytes: [UInt8], arrivedAt: TransportTime?)
         /// Bytes read from the TCP connection to the TURN server (`Effect.openStream`), in order.
@@ -66,6 +72,9 @@ extension CallCore {
         /// Bind one UDP socket (any port) on each host address for `connection` (127.0.0.1 only when the core is
         /// `loopbackOnly`), then feed `.socketsOpened` at once.
         case openSockets(ConnectionID)
+        /// The host addresses changed: keep the connection's sockets on addresses still there, close the others, bind
+        /// one on each new address, then feed `.socketsRebound` at once.
+        case rebindSockets(ConnectionID)
         /// Close the connection's sockets and its TCP stream, if any.
         case closeSockets(ConnectionID)
         /// Open a TCP connection to the TURN server for `connection`; feed what it reads as `.streamData`. `records`:

@@ -10,7 +10,7 @@ import EngineTransport
 /// latched SSRC, then a payload type unique in the bundle: RFC 8843 §9.2); each section's receive stream follows the
 /// first SSRC routed to it.
 public final class PeerConnection {
-    public let configuration: Configuration
+    public private(set) var configuration: Configuration
     public let certificate: DtlsCertificate
     public private(set) var role: SignalingRole?
     public private(set) var transport: TransportSession?
@@ -254,12 +254,17 @@ public final class PeerConnection {
             guard relayed == nil else { return }
             relayed = (address, mapped)
             feedTransport(.command(.addLocalRelayed(relayed: address, mapped: mapped)), now: now)
-        case .restartIce(let address, let mapped):
-            if let address { relayed = (address, mapped) }
+        case .restartIce(let address, let mapped, let hosts):
+            if let hosts {
+                configuration.localHosts = hosts
+                if address != relayed?.relayed { relayed = address.map { ($0, mapped) } }
+            } else if let address {
+                relayed = (address, mapped)
+            }
             guard signalingState == .stable, remoteDescription != nil, transport != nil, dtlsError == nil, state != .closed else {
                 return warn("ICE restart: not now (\(signalingState.rawValue), \(state.rawValue))")
             }
-            restartTransportIce(now: now)
+            restartTransportIce(hosts: hosts, now: now)
             descriptionVersion += 1
             stableLocalDescription = localDescription
             offer()
@@ -443,11 +448,11 @@ public final class PeerConnection {
 
     /// A new ICE generation on our side (RFC 8445 §9): new credentials, the relayed candidate re-added (`relayed`),
     /// and what we knew of the peer's candidates forgotten; the selected pair carries media until a new one is.
-    private func restartTransportIce(now: TransportTime) {
+    private func restartTransportIce(hosts: [TransportAddress]? = nil, now: TransportTime) {
         var generator = SystemRandomNumberGenerator()
         describing = true   // the candidates go out after the description that names the new credentials
-        feedTransport(.command(.restartIce(local: .random(using: &generator), relayed: relayed?.relayed, mapped: relayed?.mapped)),
-                      now: now)
+        feedTransport(.command(.restartIce(local: .random(using: &generator), relayed: relayed?.relayed, mapped: relayed?.mapped,
+                                           hosts: hosts)), now: now)
         gathered = transport?.ice.localCandidates ?? []
         remoteCandidateAddresses = []
         pendingRemoteCandidates = []

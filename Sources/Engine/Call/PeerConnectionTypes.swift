@@ -103,8 +103,10 @@ extension PeerConnection {
         case addLocalRelayed(relayed: TransportAddress, mapped: TransportAddress?)
         /// ICE restart (RFC 8445 §9) through renegotiation: new ICE credentials, the relayed candidate replaced by
         /// `relayed` when given, and a re-offer carrying them (the DTLS association and the streams stay). Only in a
-        /// stable signaling state; the peer answers with its own new credentials.
-        case restartIce(relayed: TransportAddress?, mapped: TransportAddress?)
+        /// stable signaling state; the peer answers with its own new credentials. `hosts`, when given, are this
+        /// machine's host addresses from now on (they changed), and `relayed` then replaces the relayed candidate
+        /// outright (nil: none until `addLocalRelayed` brings the new allocation's).
+        case restartIce(relayed: TransportAddress?, mapped: TransportAddress?, hosts: [TransportAddress]? = nil)
         case sendVideo(EncodedVideoFrame)
         /// A frame of the low encoding, for the simulcast section's second stream (`Configuration.simulcast`).
         case sendLowVideo(EncodedVideoFrame)

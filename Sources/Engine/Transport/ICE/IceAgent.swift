@@ -151,8 +151,13 @@ public final class IceAgent {
             addRemote(candidate)
         case .endOfRemoteCandidates:
             remoteGatheringComplete = true
-        case .restart(let local, let relayed, let mapped):
+        case .restart(let local, let relayed, let mapped, let hosts):
             restart(local: local, now: now)
+            if let hosts {
+                // The pairs are gone already, so no index into `locals` survives this.
+                locals.removeAll { $0.candidate.kind == .host && !hosts.contains($0.base) }
+                for host in hosts { apply(.addLocalHost(host), now: now) }
+            }
             if let relayed { apply(.addLocalRelayed(relayed: relayed, mapped: mapped), now: now) }
         case .close:
             setState(.closed)

@@ -44,7 +44,9 @@ public enum IceCommand: Hashable, Sendable {
     /// ICE restart (RFC 8445 §9): new local credentials, and everything learnt of the peer forgotten (credentials,
     /// candidates, pairs, checks) until it signals again; host candidates stay, the relayed one is replaced by
     /// `relayed` (a new allocation) or dropped. The selected pair keeps carrying media until a new one is selected.
-    case restart(local: IceCredentials, relayed: TransportAddress?, mapped: TransportAddress?)
+    /// `hosts`, when given, are the host addresses from now on (the machine's addresses changed): host candidates
+    /// whose base is not among them go, new ones are gathered.
+    case restart(local: IceCredentials, relayed: TransportAddress?, mapped: TransportAddress?, hosts: [TransportAddress]? = nil)
     case close
 }
 

@@ -24,7 +24,7 @@ public final class TransportSession {
         case setRemote(RemoteParameters)
         /// ICE restart (RFC 8445 §9, `IceCommand.restart`): the DTLS association and SRTP keys stay (RFC 8842 §4:
         /// an ICE restart alone does not renegotiate DTLS); the peer's new credentials follow with `setRemote`.
-        case restartIce(local: IceCredentials, relayed: TransportAddress?, mapped: TransportAddress?)
+        case restartIce(local: IceCredentials, relayed: TransportAddress?, mapped: TransportAddress?, hosts: [TransportAddress]? = nil)
         case addRemoteCandidate(IceCandidate)
         case endOfRemoteCandidates
         /// A clear RTP / RTCP packet to protect and send on the selected pair (dropped before SRTP is up).
@@ -152,8 +152,8 @@ public final class TransportSession {
             absorb(ice.handle(.command(.addLocalRelayed(relayed: relayed, mapped: mapped)), now: now), now: now)
         case .addRemoteCandidate(let c): absorb(ice.handle(.command(.addRemoteCandidate(c)), now: now), now: now)
         case .endOfRemoteCandidates: absorb(ice.handle(.command(.endOfRemoteCandidates), now: now), now: now)
-        case .restartIce(let local, let relayed, let mapped):
-            absorb(ice.handle(.command(.restart(local: local, relayed: relayed, mapped: mapped)), now: now), now: now)
+        case .restartIce(let local, let relayed, let mapped, let hosts):
+            absorb(ice.handle(.command(.restart(local: local, relayed: relayed, mapped: mapped, hosts: hosts)), now: now), now: now)
         case .setRemote(let remote):
             absorb(ice.handle(.command(.setRemoteCredentials(remote.credentials)), now: now), now: now)
             guard dtls == nil else { return }
