@@ -35,7 +35,9 @@ struct CallRoomEvents {
             // Every connection was closed with the signaling: the tiles stay (the rejoin's `_peers` keeps those
             // still there and drops the rest) but show that nothing flows now.
             return known.sorted().map { .connectionChanged(Self.participant($0), .disconnected) }
-        case .serverError: return []
+        case .serverError, .signalingInterrupted, .signalingResumed:
+            // A resume keeps every connection: nothing to show on the tiles.
+            return []
         }
     }
 

@@ -35,6 +35,10 @@ struct CallScreenFeed {
                 update.notice = String(format: "signaling lost (%@), reconnecting in %.1f s", String(reason.prefix(40)), retry)
             case .signalingLost(_, nil):
                 update.notice = "signaling lost"
+            case .signalingInterrupted(let reason, let retry):
+                update.notice = String(format: "signaling lost (%@), reconnecting in %.1f s; calls go on", String(reason.prefix(40)), retry)
+            case .signalingResumed:
+                update.notice = "signaling back, same place in the room"
             case .joined(let you, _, _, _) where now > 1:
                 update.notice = "rejoined as \(CallRoomEvents.participant(you).short)"
             case .serverError(let text): update.notice = "server: \(text)"

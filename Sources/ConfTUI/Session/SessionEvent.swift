@@ -19,6 +19,12 @@ enum SessionEvent: Sendable, Equatable {
     case peerLeft(RemotePeerID)
     /// The signaling connection dropped; the next attempt is `retryIn` seconds away (nil: no reconnecting).
     case signalingLost(reason: String, retryIn: Double?)
+    /// The signaling connection dropped but our place in the room is kept while we reconnect (a resume): the calls
+    /// go on, only new signals wait. The next attempt is `retryIn` seconds away (0: at once).
+    case signalingInterrupted(reason: String, retryIn: Double)
+    /// Back in the room as the same member after `signalingInterrupted`; who left or came meanwhile follows as
+    /// `peerLeft`/`peerJoined`.
+    case signalingResumed
     /// What the server refused or reported, as text for the status bar.
     case serverError(String)
 }

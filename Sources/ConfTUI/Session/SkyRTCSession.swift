@@ -8,11 +8,18 @@ import Synchronization
 /// `_peers`, `__media_state`) stay here and in `SkyRTCCallTranslation`; what leaves is the call's signals and
 /// `SessionEvent`s.
 ///
-/// Reconnecting (issue #8): when the signaling connection drops, every peer connection is closed at once (the
-/// server has already told the others `_remove_peer` for our old socketId, so they close theirs), then the session
-/// reconnects with exponential backoff (0.5 s doubling to 10 s, ±20 % jitter so a restarted server is not hit by
-/// every client at the same instant) and joins again. The new `_peers` makes us the newcomer, so we offer to everyone
-/// afresh; nobody is left holding a connection to an id that no longer exists (no ghosts).
+/// Reconnecting (issue #8): when the signaling connection drops and the server gave us a resume token (conftui's
+/// server, docs/skyrtc-protocol.md §10), the session reconnects at once presenting it, and the peer connections stay:
+/// the server keeps our socketId, the others are told nothing, and what the call signals meanwhile (an ICE restart's
+/// re-offer) waits in the link and goes out on the new connection. Failing attempts are retried with exponential
+/// backoff (0.5 s doubling to 10 s, ±20 % jitter so a restarted server is not hit by every client at the same
+/// instant). When the server answers with another id (the original server, which gives no token; a restarted one; a
+/// token past its grace), every peer connection is closed (the others were told `_remove_peer` for our old id) and the
+/// new `_peers` makes us the newcomer, who offers to everyone afresh: no ghosts.
+///
+/// Changing addresses (issue #31): the session looks at the machine's addresses once a second (`HostAddressWatch`).
+/// A change restarts ICE on every connection (`Call.hostAddressesChanged`); when the signaling connection's own
+/// address went, that connection is dead although nothing failed yet, so it is dropped and resumed first.
 final class SkyRTCSession: RoomSession {
     let call: Call
     let messaging: CallMessaging
@@ -22,6 +29,7 @@ final class SkyRTCSession: RoomSession {
     private let stopping = Atomic<Bool>(false)
     private let readerFinished = Mutex<Bool>(true)
     private let ended = Mutex<String?>(nil)
+    private let presence = Mutex(SkyRTCPresence())
     private let log: @Sendable (String) -> Void
 
     init(settings: RoomSessionSettings, callOptions: Call.Options, messaging configuration: RoomMessaging.Configuration,
@@ -48,7 +56,9 @@ final class SkyRTCSession: RoomSession {
         call.start()
         let peers: SkyRTCPeers
         do {
-            peers = try connectAndJoin()
+            let (client, joined, earlier) = try connect(resume: nil)
+            enter(client, joined, earlier)
+            peers = joined
         } catch {
             call.stop()
             throw error
@@ -80,21 +90,43 @@ final class SkyRTCSession: RoomSession {
 
     private func post(_ event: SessionEvent) { events.withLock { $0.append(event) } }
 
-    private func connectAndJoin() throws -> SkyRTCPeers {
+    /// Connects and sends `__join` (with `resume` when reconnecting); the joined connection is not used yet.
+    private func connect(resume: String?) throws -> (SkyRTCClient, SkyRTCPeers, [SkyRTCServerMessage]) {
         let client = try SkyRTCClient(url: settings.url)
         do {
-            let (peers, earlier) = try client.join(room: settings.room, name: settings.name)
+            let (peers, earlier) = try client.join(room: settings.room, name: settings.name, resume: resume)
             if let why = SkyRTCCallTranslation.refusal(of: .peers(peers)) { throw SignalingError.badMessage(.badField, "_peers: \(why)") }
-            link.replace(with: client)
-            log("joined \(roomShown) as \(peers.you.rawValue) with \(peers.connections.count) peer(s) there")
-            call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
-            post(SkyRTCCallTranslation.joined(peers))
-            for message in earlier { dispatch(message) }
-            return peers
+            return (client, peers, earlier)
         } catch {
             client.close()
             throw error
         }
+    }
+
+    /// In the room as a newcomer (the first join, or a reconnect the server did not resume).
+    private func enter(_ client: SkyRTCClient, _ peers: SkyRTCPeers, _ earlier: [SkyRTCServerMessage]) {
+        link.replace(with: client, sendHeld: false)
+        presence.withLock { $0.joined(peers) }
+        log("joined \(roomShown) as \(peers.you.rawValue) with \(peers.connections.count) peer(s) there")
+        call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
+        post(SkyRTCCallTranslation.joined(peers))
+        for message in earlier { dispatch(message) }
+    }
+
+    /// Back as the same member: the connections stay, the signals held meanwhile go out, and who left or came is told.
+    private func resumed(_ client: SkyRTCClient, _ peers: SkyRTCPeers, _ earlier: [SkyRTCServerMessage],
+                         left: [SocketID], came: [SocketID]) {
+        let held = link.replace(with: client, sendHeld: true)
+        log("signaling resumed as \(peers.you.rawValue) (\(held) held message(s) sent; \(left.count) left, \(came.count) came meanwhile)")
+        // The mesh reads the same id as a resume: it keeps its connections, closes who left, offers to who came.
+        call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
+        post(.signalingResumed)
+        for id in left { post(.peerLeft(SkyRTCCallTranslation.peer(id))) }
+        for id in came {
+            post(.peerJoined(SkyRTCCallTranslation.peer(id), name: peers.names[id]))
+            if let state = peers.media[id] { post(.peerMedia(SkyRTCCallTranslation.peer(id), SkyRTCCallTranslation.media(state))) }
+        }
+        for message in earlier { dispatch(message) }
     }
 
     private func dispatch(_ message: SkyRTCServerMessage) {
@@ -102,6 +134,7 @@ final class SkyRTCSession: RoomSession {
             log("dropping \(message.eventName): \(why)")
             return
         }
+        presence.withLock { $0.track(message) }
         if let signal = SkyRTCCallTranslation.signal(for: message) { call.handle(signal) }
         if case .error(let e) = message { log("server error \(e.code.rawValue): \(e.message)") }
         if let event = SkyRTCCallTranslation.sessionEvent(for: message) { post(event) }
@@ -112,8 +145,19 @@ final class SkyRTCSession: RoomSession {
     private func readLoop() {
         // Seeded from the wall clock so that clients restarted together still jitter apart.
         var backoff = ReconnectBackoff(random: SplitMixRandom(seed: UInt64(truncatingIfNeeded: Int64(MediaPipeline.wallClock() * 1e6))))
+        var addresses = HostAddressWatch(now: MonotonicClock.now())
         while !isStopping {
             guard let client = link.current else { return }
+            if let change = addresses.poll(now: MonotonicClock.now()) {
+                log("host addresses changed: gone \(change.gone), new \(change.added)")
+                if let local = client.webSocket.localAddress, change.gone.contains(local) {
+                    // Nothing has failed yet, but nothing will arrive: the connection's address is no longer ours.
+                    guard recover(from: client, reason: "its local address \(local) went away", addressesChanged: true,
+                                  backoff: &backoff) else { return }
+                    continue
+                }
+                call.hostAddressesChanged()
+            }
             do {
                 dispatch(try client.next(timeout: 0.25))
                 continue
@@ -121,68 +165,148 @@ final class SkyRTCSession: RoomSession {
                 continue
             } catch {
                 if isStopping { return }
-                let reason = "\(error)"
-                log("signaling lost: \(reason)")
-                link.drop(client)
-                // Our old socketId is gone from the room; the room policy decides what that ends.
-                call.signalingLost()
-                guard settings.reconnect else {
-                    ended.withLock { $0 = "signaling closed" }
-                    post(.signalingLost(reason: reason, retryIn: nil))
-                    return
-                }
-                var failedAt = MonotonicInstant.now
-                while !isStopping {
-                    backoff.failed(now: failedAt)
-                    let wait = backoff.lastWaitSeconds
-                    post(.signalingLost(reason: reason, retryIn: wait))
-                    log(String(format: "reconnecting in %.1f s", wait))
-                    while !isStopping && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
-                    if isStopping { return }
-                    do {
-                        _ = try connectAndJoin()
-                        backoff.joined()
-                        break
-                    } catch {
-                        log("reconnect failed: \(error)")
-                        failedAt = MonotonicInstant.now
-                    }
-                }
+                guard recover(from: client, reason: "\(error)", addressesChanged: false, backoff: &backoff) else { return }
             }
         }
+    }
+
+    /// After the signaling connection was lost: resumes our place when the server gave a token, else rejoins as a
+    /// newcomer; returns false when the session ends instead (reconnecting off, or leaving).
+    private func recover(from client: SkyRTCClient, reason: String, addressesChanged: Bool,
+                         backoff: inout ReconnectBackoff<SplitMixRandom>) -> Bool {
+        log("signaling lost: \(reason)")
+        let token = settings.reconnect ? presence.withLock { $0.resumeToken } : nil
+        link.drop(client, holdSends: token != nil)
+        // The re-offers of the ICE restart wait in the link for the resumed connection.
+        if addressesChanged { call.hostAddressesChanged() }
+        guard let token else {
+            // Our old socketId is gone from the room; the room policy decides what that ends.
+            call.signalingLost()
+            guard settings.reconnect else {
+                ended.withLock { $0 = "signaling closed" }
+                post(.signalingLost(reason: reason, retryIn: nil))
+                return false
+            }
+            return rejoin(reason: reason, backoff: &backoff)
+        }
+        post(.signalingInterrupted(reason: reason, retryIn: 0))
+        while !isStopping {
+            do {
+                let (client, peers, earlier) = try connect(resume: token)
+                switch presence.withLock({ $0.rejoined(peers) }) {
+                case .resumed(let left, let came):
+                    resumed(client, peers, earlier, left: left, came: came)
+                case .newcomer:
+                    log("the server did not keep our place (now \(peers.you.rawValue)): joining as a newcomer")
+                    call.signalingLost()
+                    post(.signalingLost(reason: reason, retryIn: nil))
+                    enter(client, peers, earlier)
+                }
+                backoff.joined()
+                return true
+            } catch {
+                log("reconnect failed: \(error)")
+                backoff.failed(now: MonotonicInstant.now)
+                post(.signalingInterrupted(reason: reason, retryIn: backoff.lastWaitSeconds))
+                log(String(format: "reconnecting in %.1f s", backoff.lastWaitSeconds))
+                while !isStopping && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
+            }
+        }
+        return false
+    }
+
+    /// Joins again as a newcomer, with backoff between failed attempts (a server without resume tokens).
+    private func rejoin(reason: String, backoff: inout ReconnectBackoff<SplitMixRandom>) -> Bool {
+        var failedAt = MonotonicInstant.now
+        while !isStopping {
+            backoff.failed(now: failedAt)
+            let wait = backoff.lastWaitSeconds
+            post(.signalingLost(reason: reason, retryIn: wait))
+            log(String(format: "reconnecting in %.1f s", wait))
+            while !isStopping && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
+            if isStopping { return false }
+            do {
+                let (client, peers, earlier) = try connect(resume: nil)
+                enter(client, peers, earlier)
+                backoff.joined()
+                return true
+            } catch {
+                log("reconnect failed: \(error)")
+                failedAt = MonotonicInstant.now
+            }
+        }
+        return false
     }
 }
 
 /// The current signaling connection, shared by the reader thread (which replaces it on reconnect) and the call's
-/// event thread (which sends through it). Messages the call sends while no connection is up are dropped and logged:
-/// they belong to peer connections that the reconnect closes anyway. A send only queues (`WebSocketClient`), so a
-/// server that stops reading never holds up the event thread; when the queue is full the connection is failed, and
-/// the reader thread handles it as lost.
+/// event thread (which sends through it). While a lost connection is being resumed, what the call sends is held (up
+/// to `maxHeld` messages) and goes out on the resumed connection in order; otherwise messages sent while no
+/// connection is up are dropped and logged: they belong to peer connections that a rejoin closes anyway. A send only
+/// queues (`WebSocketClient`), so a server that stops reading never holds up the event thread; when the queue is full
+/// the connection is failed, and the reader thread handles it as lost.
 final class SignalingLink: Sendable {
-    private let client = Mutex<SkyRTCClient?>(nil)
+    private struct State {
+        var client: SkyRTCClient?
+        var holding = false
+        var held: [SkyRTCClientMessage] = []
+        var droppedWhileHolding = 0
+    }
+
+    /// An ICE restart's offer and candidates for every peer of a full room fit many times over.
+    static let maxHeld = 512
+    private let state = Mutex(State())
     private let log: @Sendable (String) -> Void
 
     init(log: @escaping @Sendable (String) -> Void) { self.log = log }
 
-    var current: SkyRTCClient? { client.withLock { $0 } }
+    var current: SkyRTCClient? { state.withLock { $0.client } }
 
-    func replace(with new: SkyRTCClient) { client.withLock { $0 = new } }
+    /// The joined connection from now on. `sendHeld`: what was held meanwhile goes out on it first (a resume), else it
+    /// is dropped (a newcomer's peers are all new). Returns how many held messages were sent.
+    @discardableResult
+    func replace(with new: SkyRTCClient, sendHeld: Bool) -> Int {
+        state.withLock { s in
+            let held = s.held
+            s.held = []
+            s.holding = false
+            if s.droppedWhileHolding > 0 { log("\(s.droppedWhileHolding) signaling message(s) dropped while reconnecting (more than \(Self.maxHeld))") }
+            s.droppedWhileHolding = 0
+            s.client = new
+            guard sendHeld else { return 0 }
+            // Under the lock, so that nothing the call sends now overtakes them.
+            for message in held {
+                do { try new.send(message) } catch { log("signaling send failed: \(error)") }
+            }
+            return held.count
+        }
+    }
 
-    func drop(_ old: SkyRTCClient) {
-        client.withLock { if $0 === old { $0 = nil } }
+    /// The connection is lost; `holdSends`: keep what the call sends until `replace` (a resume is under way).
+    func drop(_ old: SkyRTCClient, holdSends: Bool = false) {
+        state.withLock { s in
+            if s.client === old { s.client = nil }
+            s.holding = holdSends
+        }
         old.close()
     }
 
     func close() {
-        let old = client.withLock { c in defer { c = nil }; return c }
+        let old = state.withLock { s in defer { s.client = nil; s.holding = false; s.held = [] }; return s.client }
         old?.close()
     }
 
     func send(_ message: SkyRTCClientMessage) {
-        guard let c = current else {
-            log("signaling down, dropped \(message.eventName)")
+        let client: SkyRTCClient? = state.withLock { s in
+            if s.client == nil && s.holding {
+                if s.held.count < Self.maxHeld { s.held.append(message) } else { s.droppedWhileHolding += 1 }
+            }
+            return s.client
+        }
+        guard let client else {
+            if !state.withLock({ $0.holding }) { log("signaling down, dropped \(message.eventName)") }
             return
         }
-        do { try c.send(message) } catch { log("signaling send failed: \(error)") }
+        do { try client.send(message) } catch { log("signaling send failed: \(error)") }
     }
 }

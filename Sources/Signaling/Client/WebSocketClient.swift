@@ -43,6 +43,9 @@ public final class WebSocketClient: Sendable {
     /// The subprotocol the server chose among `WebSocketClientOptions.subprotocols`; nil when it chose none (a server
     /// that speaks none of them, conftui's own included, answers without the header).
     public let subprotocol: String?
+    /// Our end's IPv4 address, dotted (nil if the system would not say): when the machine loses that address the
+    /// connection is dead even though nothing has failed yet, and a watcher of the interfaces can tell.
+    public let localAddress: String?
     private let session: WebSocketClientSession
 
     /// Connects, performs the opening handshake (§4.1) and starts the I/O thread.
@@ -53,6 +56,7 @@ public final class WebSocketClient: Sendable {
         try WebSocketSubprotocols.validate(options.subprotocols)
         let deadline = MonotonicClock.now() + options.connectTimeout
         let fd = try Self.connectTCP(host: url.host, port: url.port, deadline: deadline)
+        localAddress = Self.localAddress(of: fd)
         let stream: ByteStream
         do {
             if url.secure {
@@ -102,6 +106,18 @@ public final class WebSocketClient: Sendable {
     public var isClosed: Bool { session.isEnded }
 
     // MARK: connecting
+
+    private static func localAddress(of fd: Int32) -> String? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let rc = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard rc == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        guard inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(text.count)) != nil else { return nil }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     private static func connectTCP(host: String, port: UInt16, deadline: Double) throws(SignalingError) -> Int32 {
         var hints = addrinfo()

@@ -94,6 +94,22 @@ import Testing
         #expect(mesh.role(of: later) == .answerer)
     }
 
+    @Test func aResumeWithTheSameIdKeepsTheConnectionsClosesWhoLeftAndOffersToWhoCame() {
+        var mesh = Mesh()
+        _ = mesh.handle(.signal(.joined(you: z, others: [a, b])), now: at(0))
+        _ = mesh.handle(.signal(.newPeer(c)), now: at(1))
+        // Signaling came back with our id kept: b left meanwhile, d came (its offer went to the lost connection).
+        let d = RemotePeerID("dddd")
+        let out = acts(mesh.handle(.signal(.joined(you: z, others: [a, c, d])), now: at(5)))
+        #expect(out == [.closeConnection(b, cause: "left while signaling was down"),
+                        .createConnection(d, role: .offerer), .openDataChannel(d, label: Mesh.channelLabel)])
+        #expect(mesh.hasConnection(a) && mesh.hasConnection(c) && !mesh.hasConnection(b))
+        // A new id is a new member: everything starts over (after `signalingLost`, as the session does).
+        _ = mesh.handle(.signalingLost, now: at(6))
+        #expect(acts(mesh.handle(.signal(.joined(you: b, others: [a])), now: at(7)))
+                == [.createConnection(a, role: .offerer), .openDataChannel(a, label: Mesh.channelLabel)])
+    }
+
     @Test func glareTheLargerIdKeepsItsOffer() {
         var mesh = Mesh()
         _ = mesh.handle(.signal(.joined(you: z, others: [a])), now: at(0))
