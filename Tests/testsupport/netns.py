@@ -184,6 +184,17 @@ class EmulatedInternet:
         self.sites.append(site)
         return site
 
+    def move(self, site: Site, to: Site) -> None:
+        """Moves `site`'s client behind `to`'s router, as a laptop moves from one network to another: its own link
+        goes (with its address), and the link `to`'s client had comes to it, with `to`'s LAN address and default
+        route. `to`'s client namespace is left without a network; `site` then describes the new place."""
+        run("ip", "link", "del", "eth0", ns=site.client)
+        run("ip", "link", "set", "eth0", "netns", site.client, ns=to.client)
+        run("ip", "addr", "add", f"{to.lan_address}/24", "dev", "eth0", ns=site.client)
+        run("ip", "link", "set", "eth0", "up", ns=site.client)
+        run("ip", "route", "add", "default", "via", f"10.{to.index}.0.1", ns=site.client)
+        site.router, site.nat, site.lan_address, site.wan_address = to.router, to.nat, to.lan_address, to.wan_address
+
     def popen(self, ns: str, command: list[str], **kwargs) -> subprocess.Popen:
         return subprocess.Popen(["ip", "netns", "exec", ns, *command], **kwargs)
 
