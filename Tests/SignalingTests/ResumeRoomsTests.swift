@@ -195,6 +195,34 @@ import Testing
         #expect(queue.messages.isEmpty && queue.bytes == 0 && queue.dropped == 1)
     }
 
+    @Test func pastTheHeldBytesBudgetTheMemberHoldingTheMostLeaves() {
+        var rooms = SkyRTCRooms(heldBytesBudget: 300 << 10)
+        for id in [T.a, T.b, T.c, Self.n] { _ = rooms.handle(.opened(id, resumeToken: Self.token(id))) }
+        for id in [T.a, T.b, T.c, Self.n] { _ = rooms.handle(T.msg(id, Self.join("r"))) }
+        _ = rooms.handle(.lost(T.a, now: Self.t0))
+        _ = rooms.handle(.lost(T.b, now: Self.t0))
+        let sdp = String(repeating: "v", count: 99 << 10)
+        #expect(rooms.handle(T.msg(Self.n, Self.offer(to: T.a, sdp))) == [])
+        #expect(rooms.handle(T.msg(Self.n, Self.offer(to: T.a, sdp))) == [])
+        #expect(rooms.handle(T.msg(Self.n, Self.offer(to: T.b, sdp))) == [])
+        #expect(rooms.heldBytes > 300 << 9 && rooms.heldBytes <= 300 << 10)
+        // 5 KiB more for b: over the budget, and a (which holds the most) leaves now; its `_remove_peer` to b is held.
+        let out = rooms.handle(T.msg(Self.n, Self.offer(to: T.b, String(repeating: "w", count: 5 << 10))))
+        #expect(out == [
+            T.send(Self.n, .removePeer(T.a)), T.send(T.c, .removePeer(T.a)),
+            .log(.evicted(T.a, room: "r", members: 3, dropped: 2, budget: 300 << 10)),
+        ])
+        #expect(!rooms.isHeld(T.a) && rooms.room(of: T.a) == nil && rooms.isHeld(T.b))
+        #expect(rooms.heldBytes <= 300 << 10 && rooms.heldCount == 1 && rooms.joinedCount == 3)
+        // b resumes with all that was held for it; nothing is held any more.
+        let resumed = rooms.handle(T.msg(T.c, Self.join("r", resume: Self.token(T.b))))
+        #expect(Self.logs(resumed).last == .notResumed(T.c, "this connection has joined already"))
+        _ = rooms.handle(.opened(Self.m))
+        let back = rooms.handle(T.msg(Self.m, Self.join("r", resume: Self.token(T.b))))
+        #expect(Self.logs(back) == [.resumed(T.b, room: "r", connection: Self.m, delivered: 3, dropped: 0)])
+        #expect(rooms.heldBytes == 0)
+    }
+
     @Test func theGraceEndsInAnOrdinaryLeave() {
         var rooms = Self.opened(T.a, T.b, T.c, Self.n)
         for id in [T.a, T.b, T.c] { _ = rooms.handle(T.msg(id, Self.join("r"))) }
@@ -328,7 +356,8 @@ import Testing
             #expect(members.map(\.count).reduce(0, +) == rooms.joinedCount)
             #expect(members.allSatisfy { $0.count <= limits.maxMembersPerRoom } && rooms.roomCount <= limits.maxRooms)
             #expect(members.joined().allSatisfy { live.contains($0) || rooms.isHeld($0) })
-            #expect(rooms.heldCount <= rooms.joinedCount)
+            #expect(rooms.heldCount <= rooms.joinedCount && rooms.heldBytes <= rooms.heldBytesBudget)
+            #expect(rooms.heldCount > 0 || rooms.heldBytes == 0)
             if let due = rooms.nextDeadline { #expect(due <= now + 5) }
         }
         // Every path was taken, many times.

@@ -118,4 +118,35 @@ import Glibc
         #expect(MonotonicClock.now() - start < 0.4)
         #expect(server.stats.held == 0)
     }
+
+    @Test func aHeldMemberKeepsItsAddressesConnectionSlotUntilItResumes() throws {
+        let server = try TestServer.start {
+            $0.resumeGrace = 10
+            $0.maxConnectionsPerIP = 2
+        }
+        defer { server.stop() }
+        let a = try RawClient(port: server.port)
+        let peersA = try #require(a.upgradeAndJoin("r"))
+        let b = try RawClient(port: server.port)
+        #expect(b.upgradeAndJoin("r") != nil)
+        shutdown(a.fd, Int32(SHUT_RDWR))
+        #expect(TestServer.eventually { server.stats.held == 1 && server.stats.connections == 1 })
+        // A dropped connection's member still counts for 127.0.0.1: a third connection is refused.
+        let refused = try RawClient(port: server.port)
+        refused.send(RawClient.upgradeRequest())
+        #expect(!refused.readHTTPResponse().hasPrefix("HTTP/1.1 101 "))
+        #expect(TestServer.eventually { server.stats.refusedConnections == 1 })
+        // The member comes back from another address (its new network); its old address's slot is free again.
+        let moved = try RawClient(port: server.port, source: "127.0.0.2")
+        #expect(moved.upgrade())
+        moved.sendFrame(.text, Array(#"{"eventName":"__join","data":{"room":"r","resume":"\#(try I.token(peersA))"}}"#.utf8))
+        guard case .message(.text(let peers)) = moved.next() else {
+            Issue.record("no _peers")
+            return
+        }
+        #expect(try I.you(peers) == I.you(peersA))
+        let again = try RawClient(port: server.port)
+        #expect(again.upgradeAndJoin("r") != nil)
+        #expect(server.stats.refusedConnections == 1)
+    }
 }

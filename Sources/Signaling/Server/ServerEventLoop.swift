@@ -18,6 +18,10 @@ final class ServerEventLoop {
 
     private var connections: [Int32: ServerConnection] = [:]
     private var bySocket: [SocketID: ServerConnection] = [:]
+    /// The connection slot (`limits`) of each member the room holds for a resume, by the address it
+    /// came from: a held member is a connection that is away, so one address cannot take more places
+    /// in rooms than its cap by dropping its connections on purpose. Given back on its resume or leave.
+    private var heldSlots: [SocketID: UInt32] = [:]
     private var rooms: SkyRTCRooms
     private var limits: ConnectionLimits
     /// Sum of every live connection's `accountedBytes`, capped by `maxBufferedBytes`.
@@ -423,6 +427,7 @@ final class ServerEventLoop {
     /// (rate limit, timers) and output: only its key changes.
     private func resume(_ from: SocketID, as id: SocketID) {
         stats.resumed += 1
+        if let address = heldSlots.removeValue(forKey: id) { limits.release(address) }
         if let old = bySocket.removeValue(forKey: id) {
             old.socketID = nil
             if old.session?.close(.normal, reason: "resumed on a new connection", now: instant, into: &old.output.bytes) == true {
@@ -475,10 +480,15 @@ final class ServerEventLoop {
     private func reap() {
         while let conn = doomed.popLast() {
             connections[conn.fd] = nil
-            limits.release(conn.remoteAddress)
             _ = cepoll_ctl(epollFD, 2, conn.fd, 0)
             conn.stream.close()
+            let id = conn.socketID
             forgetSocket(conn)
+            if let id, rooms.isHeld(id) {
+                heldSlots[id] = conn.remoteAddress
+            } else {
+                limits.release(conn.remoteAddress)
+            }
         }
     }
 
@@ -510,6 +520,16 @@ final class ServerEventLoop {
         }
         // Members held for a resume whose grace is over leave (`_remove_peer` to the others).
         if let due = rooms.nextDeadline, due <= instant { perform(rooms.handle(.tick(instant))) }
+        releaseHeldSlots()
+    }
+
+    /// Gives back the slots of members no longer held (their grace ended, or the held members' byte
+    /// budget made them leave). A resume gives its slot back itself.
+    private func releaseHeldSlots() {
+        for (id, address) in heldSlots where !rooms.isHeld(id) {
+            heldSlots[id] = nil
+            limits.release(address)
+        }
     }
 
     private func publishStats() {

@@ -75,11 +75,18 @@ public struct SkyRTCRooms: Sendable {
     /// Seconds a member whose connection dropped keeps its place: enough for a client to notice the
     /// loss and reconnect over its new network, short enough that a member really gone is not shown long.
     public static let defaultResumeGrace = 10.0
+    /// 64 held members' worth at their full 256 KiB, a quarter of what the server buffers for all its
+    /// connections together (`SignalingServerConfiguration.maxBufferedBytes`).
+    public static let defaultHeldBytesBudget = 16 << 20
 
     public let format: SkyRTCWireFormat
     public let limits: SkyRTCRoomLimits
     /// Seconds a member whose connection dropped is held for a resume (0 or less: never held).
     public let resumeGrace: Double
+    /// Bytes held for all held members together (`SkyRTCHeldMessages` bounds each one): past it, the
+    /// member holding the most leaves at once, so members dropped on purpose cannot make the server
+    /// hold their share of every room's traffic.
+    public let heldBytesBudget: Int
 
     private struct SocketState {
         var room: String?
@@ -105,12 +112,21 @@ public struct SkyRTCRooms: Sendable {
     /// Resume token → the socket it belongs to.
     private var tokens: [String: SocketID] = [:]
     private var held: [SocketID: Held] = [:]
+    /// The sum of `held`'s `messages.bytes`.
+    public private(set) var heldBytes = 0
+
+    /// Why a held member leaves without a resume, for its log line.
+    private enum HeldEnd {
+        case graceOver
+        case overBudget
+    }
 
     public init(format: SkyRTCWireFormat = .conftui, limits: SkyRTCRoomLimits = .unlimited,
-                resumeGrace: Double = SkyRTCRooms.defaultResumeGrace) {
+                resumeGrace: Double = SkyRTCRooms.defaultResumeGrace, heldBytesBudget: Int = SkyRTCRooms.defaultHeldBytesBudget) {
         self.format = format
         self.limits = limits
         self.resumeGrace = resumeGrace
+        self.heldBytesBudget = max(0, heldBytesBudget)
     }
 
     /// Open connections (joined or not); a held member has none.
@@ -158,11 +174,7 @@ public struct SkyRTCRooms: Sendable {
             actions.append(.log(.held(id, room: room, seconds: resumeGrace)))
         case .tick(let now):
             let due = held.filter { $0.value.deadline <= now }.sorted { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
-            for (id, member) in due {
-                held[id] = nil
-                leave(id, &actions, heldDropped: member.messages.dropped + member.messages.messages.count)
-                forget(id, &actions)
-            }
+            for (id, _) in due { endHold(id, .graceOver, &actions) }
         case .message(let id, let bytes, let isBinary):
             guard isConnected(id) else { break }
             do {
@@ -179,7 +191,26 @@ public struct SkyRTCRooms: Sendable {
                 send(.error(SkyRTCErrorReply(code: .rateLimited, message: message)), to: id, &actions)
             }
         }
+        // Here, once the input is done, not where a message is held: a member leaving in the middle
+        // of a join or a leave would change the room under it.
+        while heldBytes > heldBytesBudget, let (id, _) = held.max(by: { ($0.value.messages.bytes, $1.key) < ($1.value.messages.bytes, $0.key) }) {
+            endHold(id, .overBudget, &actions)
+        }
         return actions
+    }
+
+    /// A held member leaves without a resume, as on a close; what was held for it is dropped.
+    private mutating func endHold(_ id: SocketID, _ why: HeldEnd, _ actions: inout [Action]) {
+        guard let member = unhold(id) else { return }
+        leave(id, &actions, held: (why, member.messages.dropped + member.messages.messages.count))
+        forget(id, &actions)
+    }
+
+    /// Takes `id` out of `held`, keeping `heldBytes` in step.
+    private mutating func unhold(_ id: SocketID) -> Held? {
+        guard let member = held.removeValue(forKey: id) else { return nil }
+        heldBytes -= member.messages.bytes
+        return member
     }
 
     private mutating func dispatch(_ id: SocketID, _ inbound: SkyRTCInbound, _ actions: inout [Action]) throws(SignalingError) {
@@ -278,7 +309,7 @@ public struct SkyRTCRooms: Sendable {
         sockets[connection] = nil
         if let name { sockets[member]?.name = name }
         sockets[member]?.errors = 0
-        let wasHeld = held.removeValue(forKey: member)
+        let wasHeld = unhold(member)
         actions.append(.resume(connection, as: member))
         let others = (rooms[room] ?? []).filter { $0 != member }
         send(.peers(peers(others, you: member)), to: member, &actions)
@@ -336,9 +367,9 @@ public struct SkyRTCRooms: Sendable {
     }
 
     /// Removes `id` from its room; the others get `_remove_peer` in reverse join order, like the
-    /// original's backwards loop on close. `heldDropped`: a held member whose grace ended, with the
-    /// number of messages held for it that nobody will read.
-    private mutating func leave(_ id: SocketID, _ actions: inout [Action], heldDropped: Int? = nil) {
+    /// original's backwards loop on close. `held`: a held member that leaves without a resume, why, and
+    /// the number of messages held for it that nobody will read.
+    private mutating func leave(_ id: SocketID, _ actions: inout [Action], held: (HeldEnd, dropped: Int)? = nil) {
         guard let room = sockets[id]?.room, var members = rooms[room] else { return }
         members.removeAll { $0 == id }
         for member in members.reversed() {
@@ -347,9 +378,12 @@ public struct SkyRTCRooms: Sendable {
         rooms[room] = members.isEmpty ? nil : members
         joinedCount -= 1
         sockets[id]?.room = nil
-        if let heldDropped {
-            actions.append(.log(.expired(id, room: room, members: members.count, dropped: heldDropped)))
-        } else {
+        switch held {
+        case (.graceOver, let dropped)?:
+            actions.append(.log(.expired(id, room: room, members: members.count, dropped: dropped)))
+        case (.overBudget, let dropped)?:
+            actions.append(.log(.evicted(id, room: room, members: members.count, dropped: dropped, budget: heldBytesBudget)))
+        case nil:
             actions.append(.log(.left(id, room: room, members: members.count)))
         }
     }
@@ -382,7 +416,9 @@ public struct SkyRTCRooms: Sendable {
     /// Every message for a socket goes through here: a held member's is kept for its resume.
     private mutating func deliver(_ bytes: [UInt8], to id: SocketID, _ actions: inout [Action]) {
         if !held.isEmpty, held[id] != nil {
+            let before = held[id]?.messages.bytes ?? 0
             held[id]?.messages.append(bytes)
+            heldBytes += (held[id]?.messages.bytes ?? 0) - before
             return
         }
         actions.append(.send(id, bytes))
@@ -410,6 +446,8 @@ public enum SkyRTCRoomEvent: Equatable, Sendable, CustomStringConvertible {
     case held(SocketID, room: String, seconds: Double)
     /// A held member's grace ended: it left; `dropped` messages held for it were never delivered.
     case expired(SocketID, room: String, members: Int, dropped: Int)
+    /// The held members together held more than `budget` bytes, this one the most: it left before its grace ended.
+    case evicted(SocketID, room: String, members: Int, dropped: Int, budget: Int)
     /// A new connection became this member; `delivered` held messages went to it, `dropped` were lost.
     case resumed(SocketID, room: String, connection: SocketID, delivered: Int, dropped: Int)
     /// A `__join` with a resume token that was not honoured, and why (the token itself is never logged).
@@ -424,6 +462,8 @@ public enum SkyRTCRoomEvent: Equatable, Sendable, CustomStringConvertible {
             return "hold \(id) room=\(Self.quoted(room)): connection lost without a close, \(seconds) s to resume"
         case .expired(let id, let room, let n, let dropped):
             return "leave \(id) room=\(Self.quoted(room)) members=\(n): not resumed in time; held messages: \(dropped) dropped"
+        case .evicted(let id, let room, let n, let dropped, let budget):
+            return "leave \(id) room=\(Self.quoted(room)) members=\(n): held members over \(budget) bytes, it held the most; held messages: \(dropped) dropped"
         case .resumed(let id, let room, let connection, let delivered, let dropped):
             return "resumed \(id) room=\(Self.quoted(room)) (connection \(connection)); held messages: \(delivered) delivered, \(dropped) dropped"
         case .notResumed(let id, let why): return "no resume for \(id) (joining as itself): \(why)"
