@@ -30,8 +30,8 @@
 ///   socketId, place, name, media state and token; the old connection is closed quietly (`.resume`)
 ///   and the others hear nothing, so their peer connections stay and only restart ICE. A member
 ///   whose connection drops without a close frame (`.lost`) keeps its place for `resumeGrace`
-///   seconds, its messages held (`SkyRTCHeldMessages`) for the connection that resumes it; after
-///   that it leaves as on a close. The original format never sends nor honours a token, and a
+///   seconds, its messages held (`SkyRTCHeldMessages`, and `heldBytesBudget` for all) for the
+///   connection that resumes it; after that it leaves as on a close. The original format never sends nor honours a token, and a
 ///   drop is a leave at once, as on the original.
 public struct SkyRTCRooms: Sendable {
     public enum Input: Equatable, Sendable {
