@@ -9,6 +9,15 @@ import Testing
         return p.you.rawValue
     }
 
+    /// The resume token a `_peers` carries (conftui format): 32 lowercase hex digits.
+    static func token(_ peersText: String) throws -> String {
+        guard case .peers(let p) = try SkyRTCServerMessage.decode(Array(peersText.utf8)), let token = p.resume,
+              token.utf8.count == 32, token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw SignalingError.timeout
+        }
+        return token
+    }
+
     @Test func namesReachTheOtherMembers() throws {
         let server = try TestServer.start()
         defer { server.stop() }
@@ -20,12 +29,12 @@ import Testing
         try a.webSocket.send(text: #"{"eventName":"__join","data":{"room":"r1","name":"Ada"}}"#)
         let peersA = try a.nextText()
         let idA = try Self.you(peersA)
-        #expect(peersA == #"{"eventName":"_peers","data":{"connections":[],"you":"\#(idA)"}}"#)
+        #expect(peersA == #"{"eventName":"_peers","data":{"connections":[],"you":"\#(idA)","resume":"\#(try Self.token(peersA))"}}"#)
 
         try b.webSocket.send(text: #"{"eventName":"__join","data":{"room":"r1","name":"Bob"}}"#)
         let peersB = try b.nextText()
         let idB = try Self.you(peersB)
-        #expect(peersB == #"{"eventName":"_peers","data":{"connections":["\#(idA)"],"you":"\#(idB)","names":{"\#(idA)":"Ada"}}}"#)
+        #expect(peersB == #"{"eventName":"_peers","data":{"connections":["\#(idA)"],"you":"\#(idB)","names":{"\#(idA)":"Ada"},"resume":"\#(try Self.token(peersB))"}}"#)
         #expect(try a.nextText() == #"{"eventName":"_new_peer","data":{"socketId":"\#(idB)","name":"Bob"}}"#)
 
         // The typed client: join(room:name:) and the decoded names.

@@ -15,6 +15,15 @@ import Glibc
         return p.you.rawValue
     }
 
+    /// The resume token a `_peers` carries (conftui format): 32 lowercase hex digits.
+    static func token(_ peersText: String) throws -> String {
+        guard case .peers(let p) = try SkyRTCServerMessage.decode(Array(peersText.utf8)), let token = p.resume,
+              token.utf8.count == 32, token.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw SignalingError.timeout
+        }
+        return token
+    }
+
     @Test func offerAnswerAndCandidatesOnTheWire() throws {
         let server = try TestServer.start()
         defer { server.stop() }
@@ -25,12 +34,13 @@ import Glibc
         try a.webSocket.send(text: #"{"eventName":"__join","data":{"room":"r1"}}"#)
         let peersA = try a.nextText()
         let idA = try Self.you(peersA)
-        #expect(peersA == #"{"eventName":"_peers","data":{"connections":[],"you":"\#(idA)"}}"#)
+        #expect(peersA == #"{"eventName":"_peers","data":{"connections":[],"you":"\#(idA)","resume":"\#(try Self.token(peersA))"}}"#)
 
         try b.webSocket.send(text: #"{"eventName":"__join","data":{"room":"r1"}}"#)
         let peersB = try b.nextText()
         let idB = try Self.you(peersB)
-        #expect(peersB == #"{"eventName":"_peers","data":{"connections":["\#(idA)"],"you":"\#(idB)"}}"#)
+        #expect(peersB == #"{"eventName":"_peers","data":{"connections":["\#(idA)"],"you":"\#(idB)","resume":"\#(try Self.token(peersB))"}}"#)
+        #expect(try Self.token(peersA) != Self.token(peersB))
         #expect(try a.nextText() == #"{"eventName":"_new_peer","data":{"socketId":"\#(idB)"}}"#)
         #expect(idA != idB && idA.count == 36)
 

@@ -105,6 +105,9 @@ import Testing
         for m in messages {
             #expect(try SkyRTCClientMessage.decode(Array(m.jsonText.utf8)) == m)
         }
+        // The server's own decoder (`SkyRTCInbound`) reads every field of a `__join`, the resume token included.
+        let join = SkyRTCClientMessage.join(SkyRTCJoin(room: "r", name: "Ada", resume: "0123456789abcdef0123456789abcdef"))
+        #expect(try SkyRTCInbound.decode(Array(join.jsonText.utf8), isBinary: false) == .message(join))
     }
 
     @Test func socketIDsAreLowercaseUUIDv4() {

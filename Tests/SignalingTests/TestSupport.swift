@@ -28,6 +28,9 @@ enum TestServer {
         config.handshakeTimeout = 2
         config.pingInterval = 5
         config.closeTimeout = 0.5
+        // Test clients often just close their socket (no close frame), and the tests expect the member gone at once;
+        // the resume tests set a grace of their own.
+        config.resumeGrace = 0
         tweak(&config)
         let server = try SignalingServer(config, log: log)
         server.start()

@@ -28,6 +28,9 @@ final class ServerConnection {
     /// TLS asked for writability to make progress on a read.
     var readNeedsWrite = false
     var doomed = false
+    /// The stream ended without the client's close frame (EOF, reset, read error, ping timeout): its
+    /// member may be on its way back over another network, so the room holds it for a resume.
+    var endedAbruptly = false
     /// The epoll events currently registered.
     var interest: UInt32 = 0
     /// Set while the connection waits in the event loop's end-of-turn flush list.

@@ -18,6 +18,10 @@ final class ServerEventLoop {
 
     private var connections: [Int32: ServerConnection] = [:]
     private var bySocket: [SocketID: ServerConnection] = [:]
+    /// The connection slot (`limits`) of each member the room holds for a resume, by the address it
+    /// came from: a held member is a connection that is away, so one address cannot take more places
+    /// in rooms than its cap by dropping its connections on purpose. Given back on its resume or leave.
+    private var heldSlots: [SocketID: UInt32] = [:]
     private var rooms: SkyRTCRooms
     private var limits: ConnectionLimits
     /// Sum of every live connection's `accountedBytes`, capped by `maxBufferedBytes`.
@@ -48,7 +52,8 @@ final class ServerEventLoop {
         self.shouldStop = shouldStop
         self.publish = publish
         self.rooms = SkyRTCRooms(format: config.format, limits: SkyRTCRoomLimits(maxRooms: config.maxRooms,
-                                                                                 maxMembersPerRoom: config.maxMembersPerRoom))
+                                                                                 maxMembersPerRoom: config.maxMembersPerRoom),
+                                 resumeGrace: config.resumeGrace)
         self.limits = ConnectionLimits(total: min(config.maxConnections, SocketOptions.connectionCeiling()),
                                        perIP: config.maxConnectionsPerIP)
         self.now = MonotonicClock.now()
@@ -223,10 +228,10 @@ final class ServerEventLoop {
                 conn.readNeedsWrite = true
                 return
             case .endOfStream:
-                return doom(conn)
+                return doom(conn, abrupt: true)
             case .failed(let why):
                 if !conn.isClosing { log.write("connection \(conn.socketID?.rawValue ?? "fd \(conn.fd)") failed: \(why)") }
-                return doom(conn)
+                return doom(conn, abrupt: true)
             }
         }
         if budget <= 0 && tls != nil { conn.readNeedsWrite = true }
@@ -281,7 +286,8 @@ final class ServerEventLoop {
                 conn.socketID = id
                 bySocket[id] = conn
                 enqueue(conn, response.serialized())
-                perform(rooms.handle(.opened(id)))
+                // The original format never sends nor honours a token: none is drawn.
+                perform(rooms.handle(.opened(id, resumeToken: config.format == .conftui ? ResumeToken.random() : nil)))
                 // A client may pipeline its first frames right behind the request (§4.1 lets it send
                 // once it has the 101, but bytes can arrive together).
                 if !leftover.isEmpty && !conn.doomed {
@@ -406,12 +412,37 @@ final class ServerEventLoop {
     }
 
     /// The room forgets the socket: nothing more may be sent to it after a close frame, nor to a
-    /// connection that is gone.
+    /// connection that is gone. One that ended abruptly is `.lost` (its member may be held for a resume).
     private func forgetSocket(_ conn: ServerConnection) {
         guard let id = conn.socketID else { return }
         conn.socketID = nil
         bySocket[id] = nil
-        perform(rooms.handle(.closed(id)))
+        perform(rooms.handle(conn.endedAbruptly ? .lost(id, now: instant) : .closed(id)))
+    }
+
+    /// `.resume(from, as: id)`: the connection registered as `from` is `id` from now on. The
+    /// connection that was `id` (its member reconnected before the server noticed the old one was
+    /// gone) is unhooked first, so nothing it still delivers reaches the room and its end is never
+    /// reported as `id`'s; then it is closed with 1000. The new connection keeps its own session
+    /// (rate limit, timers) and output: only its key changes.
+    private func resume(_ from: SocketID, as id: SocketID) {
+        stats.resumed += 1
+        if let address = heldSlots.removeValue(forKey: id) { limits.release(address) }
+        if let old = bySocket.removeValue(forKey: id) {
+            old.socketID = nil
+            if old.session?.close(.normal, reason: "resumed on a new connection", now: instant, into: &old.output.bytes) == true {
+                scheduleFlush(old)
+            }
+        }
+        guard let conn = bySocket.removeValue(forKey: from) else {
+            // Not reached: the resuming `__join` came from that connection in this same turn, and a
+            // connection is unregistered only together with the room being told. Should it happen,
+            // the member has no connection, so it leaves.
+            perform(rooms.handle(.closed(id)))
+            return
+        }
+        conn.socketID = id
+        bySocket[id] = conn
     }
 
     private func perform(_ actions: [SkyRTCRooms.Action]) {
@@ -425,15 +456,20 @@ final class ServerEventLoop {
                 }
             case .close(let id, let code, let reason):
                 if let conn = bySocket[id] { closeWebSocket(conn, code, reason) }
+            case .resume(let from, let id):
+                resume(from, as: id)
             case .log(let event):
                 if let more = eventLog.admit(now: now) { log.write(event.description + more) }
             }
         }
     }
 
-    private func doom(_ conn: ServerConnection) {
+    /// `abrupt`: the client went without a close frame (see `ServerConnection.endedAbruptly`); drops
+    /// the server decides on (over a cap, a timeout after its own close) are not.
+    private func doom(_ conn: ServerConnection, abrupt: Bool = false) {
         guard !conn.doomed else { return }
         conn.doomed = true
+        conn.endedAbruptly = abrupt
         bufferedTotal -= conn.accountedBytes
         conn.accountedBytes = 0
         doomed.append(conn)
@@ -444,10 +480,15 @@ final class ServerEventLoop {
     private func reap() {
         while let conn = doomed.popLast() {
             connections[conn.fd] = nil
-            limits.release(conn.remoteAddress)
             _ = cepoll_ctl(epollFD, 2, conn.fd, 0)
             conn.stream.close()
+            let id = conn.socketID
             forgetSocket(conn)
+            if let id, rooms.isHeld(id) {
+                heldSlots[id] = conn.remoteAddress
+            } else {
+                limits.release(conn.remoteAddress)
+            }
         }
     }
 
@@ -466,7 +507,7 @@ final class ServerEventLoop {
                 switch conn.session?.expire(now: instant, into: &conn.output.bytes) {
                 case .dropped(.idle(let silent)):
                     log.write("dropping \(conn.socketID?.rawValue ?? "?") from \(conn.remoteText): no complete message for \(Int(silent)) s")
-                    doom(conn)
+                    doom(conn, abrupt: true)
                 case .dropped(.closeTimeout):
                     doom(conn)
                 default:
@@ -477,6 +518,18 @@ final class ServerEventLoop {
                 if now - conn.respondedAt > config.closeTimeout { doom(conn) }
             }
         }
+        // Members held for a resume whose grace is over leave (`_remove_peer` to the others).
+        if let due = rooms.nextDeadline, due <= instant { perform(rooms.handle(.tick(instant))) }
+        releaseHeldSlots()
+    }
+
+    /// Gives back the slots of members no longer held (their grace ended, or the held members' byte
+    /// budget made them leave). A resume gives its slot back itself.
+    private func releaseHeldSlots() {
+        for (id, address) in heldSlots where !rooms.isHeld(id) {
+            heldSlots[id] = nil
+            limits.release(address)
+        }
     }
 
     private func publishStats() {
@@ -484,6 +537,7 @@ final class ServerEventLoop {
         stats.webSockets = rooms.socketCount
         stats.rooms = rooms.roomCount
         stats.joined = rooms.joinedCount
+        stats.held = rooms.heldCount
         publish(stats)
     }
 

@@ -46,6 +46,9 @@ public struct SignalingServerConfiguration: Sendable {
     /// not yet read by the client. Past it the connection holding the most is dropped (not the
     /// server): each connection may otherwise hold a 1 MiB message plus 4 MiB of output.
     public var maxBufferedBytes = 64 << 20
+    /// Seconds a member whose connection dropped without a close keeps its place in the room, waiting for its
+    /// client to reconnect with its resume token (conftui format; docs/skyrtc-protocol.md §10). 0: leave at once.
+    public var resumeGrace = SkyRTCRooms.defaultResumeGrace
     /// Web origins allowed to open a WebSocket besides the server's own page (`OriginPolicy`);
     /// `*` allows any. Clients that send no `Origin` (non-browser ones) are always allowed.
     public var allowedOrigins: [String] = []

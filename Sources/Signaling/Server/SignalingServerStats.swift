@@ -5,8 +5,12 @@ public struct SignalingServerStats: Equatable, Sendable {
     /// Connections past the WebSocket handshake (the room machine's sockets).
     public internal(set) var webSockets = 0
     public internal(set) var rooms = 0
-    /// Sockets that are members of a room.
+    /// Sockets that are members of a room (held ones included).
     public internal(set) var joined = 0
+    /// Members whose connection dropped, kept for a resume (docs/skyrtc-protocol.md §10).
+    public internal(set) var held = 0
+    /// Members that resumed on a new connection since start.
+    public internal(set) var resumed = 0
     /// Connections accepted since start.
     public internal(set) var accepted = 0
     /// Connections dropped for not reading (outgoing buffer over the cap).
