@@ -18,8 +18,8 @@ import Testing
         return r
     }
 
-    static func join(_ room: String, name: String? = nil, resume: String? = nil) -> String {
-        SkyRTCClientMessage.join(SkyRTCJoin(room: room, name: name, resume: resume)).jsonText
+    static func join(_ room: String, name: String? = nil, resume: String? = nil, resumable: Bool = true) -> String {
+        SkyRTCClientMessage.join(SkyRTCJoin(room: room, name: name, resume: resume, resumable: resumable ? true : nil)).jsonText
     }
 
     static func logs(_ actions: [SkyRTCRooms.Action]) -> [SkyRTCRoomEvent] {
@@ -138,6 +138,20 @@ import Testing
         // A drop is a leave at once.
         #expect(T.sends(rooms.handle(.lost(T.a, now: Self.t0))) == [T.send(T.b, .removePeer(T.a), .original)])
         #expect(rooms.heldCount == 0 && rooms.nextDeadline == nil)
+    }
+
+    @Test func aMemberThatDidNotSayItResumesLeavesTheMomentItDrops() {
+        // A browser page, or the original's clients: nothing would come back for the place.
+        var rooms = SkyRTCRooms()
+        _ = rooms.handle(.opened(T.a, resumeToken: Self.token(T.a)))
+        _ = rooms.handle(.opened(T.b, resumeToken: Self.token(T.b)))
+        _ = rooms.handle(T.msg(T.a, Self.join("r", resumable: false)))
+        _ = rooms.handle(T.msg(T.b, Self.join("r")))
+        #expect(T.sends(rooms.handle(.lost(T.a, now: Self.t0))) == [T.send(T.b, .removePeer(T.a))])
+        #expect(rooms.heldCount == 0 && rooms.members(of: "r") == [T.b])
+        // The hint is what the last join said: b is held.
+        _ = rooms.handle(.lost(T.b, now: Self.t0))
+        #expect(rooms.isHeld(T.b))
     }
 
     @Test func aDroppedMemberIsHeldAndItsMessagesWaitForTheResume() {

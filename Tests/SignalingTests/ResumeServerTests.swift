@@ -62,7 +62,7 @@ import Glibc
         let server = try TestServer.start(log: try SignalingLog(path: logPath)) { $0.resumeGrace = 10 }
         defer { server.stop() }
         let old = try RawClient(port: server.port)
-        let peersA = try #require(old.upgradeAndJoin("r"))
+        let peersA = try #require(old.upgradeAndJoin("r", resumable: true))
         let idA = try I.you(peersA)
         let token = try I.token(peersA)
         let b = try SkyRTCClient(url: server.webSocketURL)
@@ -98,7 +98,7 @@ import Glibc
         let server = try TestServer.start { $0.resumeGrace = 1 }
         defer { server.stop() }
         let old = try RawClient(port: server.port)
-        let idA = try I.you(try #require(old.upgradeAndJoin("r")))
+        let idA = try I.you(try #require(old.upgradeAndJoin("r", resumable: true)))
         let b = try SkyRTCClient(url: server.webSocketURL)
         defer { b.close() }
         #expect(try b.join(room: "r").peers.connections == [SocketID(idA)])
@@ -126,7 +126,7 @@ import Glibc
         }
         defer { server.stop() }
         let a = try RawClient(port: server.port)
-        let peersA = try #require(a.upgradeAndJoin("r"))
+        let peersA = try #require(a.upgradeAndJoin("r", resumable: true))
         let b = try RawClient(port: server.port)
         #expect(b.upgradeAndJoin("r") != nil)
         shutdown(a.fd, Int32(SHUT_RDWR))

@@ -160,10 +160,12 @@ final class RawClient {
             + headers.map { $0 + "\r\n" }.joined() + "\r\n"
     }
 
-    /// Upgrades and joins `room`; returns the `_peers` text (nil if either failed).
-    func upgradeAndJoin(_ room: String) -> String? {
+    /// Upgrades and joins `room`; returns the `_peers` text (nil if either failed). `resumable`: as conftui's client
+    /// joins, so the server keeps the place when the connection drops.
+    func upgradeAndJoin(_ room: String, resumable: Bool = false) -> String? {
         guard upgrade() else { return nil }
-        sendFrame(.text, Array(#"{"eventName":"__join","data":{"room":"\#(room)"}}"#.utf8))
+        let hint = resumable ? #","resumable":true"# : ""
+        sendFrame(.text, Array(#"{"eventName":"__join","data":{"room":"\#(room)"\#(hint)}}"#.utf8))
         guard case .message(.text(let text)) = next(), text.hasPrefix(#"{"eventName":"_peers""#) else { return nil }
         return text
     }

@@ -94,7 +94,7 @@ final class SkyRTCSession: RoomSession {
     private func connect(resume: String?) throws -> (SkyRTCClient, SkyRTCPeers, [SkyRTCServerMessage]) {
         let client = try SkyRTCClient(url: settings.url)
         do {
-            let (peers, earlier) = try client.join(room: settings.room, name: settings.name, resume: resume)
+            let (peers, earlier) = try client.join(room: settings.room, name: settings.name, resume: resume, resumable: settings.reconnect)
             if let why = SkyRTCCallTranslation.refusal(of: .peers(peers)) { throw SignalingError.badMessage(.badField, "_peers: \(why)") }
             return (client, peers, earlier)
         } catch {
@@ -118,8 +118,8 @@ final class SkyRTCSession: RoomSession {
                          left: [SocketID], came: [SocketID]) {
         let held = link.replace(with: client, sendHeld: true)
         log("signaling resumed as \(peers.you.rawValue) (\(held) held message(s) sent; \(left.count) left, \(came.count) came meanwhile)")
-        // The mesh reads the same id as a resume: it keeps its connections, closes who left, offers to who came.
-        call.handle(.joined(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
+        // The mesh keeps its connections, closes who left, offers to who came.
+        call.handle(.resumed(you: SkyRTCCallTranslation.peer(peers.you), others: peers.connections.map(SkyRTCCallTranslation.peer)))
         post(.signalingResumed)
         for id in left { post(.peerLeft(SkyRTCCallTranslation.peer(id))) }
         for id in came {

@@ -153,6 +153,7 @@ public final class CallCore {
         let parsed: RoomSignal
         switch signal {
         case .joined(let you, let others): parsed = .joined(you: you, others: others)
+        case .resumed(let you, let others): parsed = .resumed(you: you, others: others)
         case .newPeer(let id): parsed = .newPeer(id)
         case .removePeer(let id): parsed = .removePeer(id)
         case .offer(let from, let sdp), .answer(let from, let sdp):
@@ -183,7 +184,7 @@ public final class CallCore {
     /// refuses the whole message.
     static func refusal(of signal: CallSignalIn) -> String? {
         let ids: [RemotePeerID] = switch signal {
-        case .joined(let you, let others): [you] + others
+        case .joined(let you, let others), .resumed(let you, let others): [you] + others
         case .newPeer(let id), .removePeer(let id): [id]
         case .offer(let id, _), .answer(let id, _), .candidate(let id, _, _, _): [id]
         case .sections(let id, let owners): [id] + owners.values

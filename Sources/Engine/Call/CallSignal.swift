@@ -14,6 +14,9 @@ public struct RemotePeerID: RawRepresentable, Hashable, Sendable, Codable, Codin
 public enum CallSignalIn: Sendable, Equatable {
     /// `_peers`: our own id and the ids already in the room; the newcomer offers to each (docs/skyrtc-protocol.md §5).
     case joined(you: RemotePeerID, others: [RemotePeerID])
+    /// A `_peers` after a reconnect that kept our id (docs/skyrtc-protocol.md §10): nobody was told we left, so the
+    /// connections stay; `others` is who is there now.
+    case resumed(you: RemotePeerID, others: [RemotePeerID])
     /// `_new_peer`: prepare a connection and wait for its offer.
     case newPeer(RemotePeerID)
     case removePeer(RemotePeerID)

@@ -67,10 +67,11 @@ public struct Mesh: RoomPolicy, Sendable {
 
     mutating func handle(_ signal: RoomSignal, into out: inout [RoomAction]) {
         switch signal {
-        case .joined(let me, let others) where me == you:
-            // The same id again: the signaling connection came back and the server kept our place (a resume,
-            // docs/skyrtc-protocol.md §10), so nobody was told we left. The connections stay; whoever left meanwhile
-            // goes, and whoever came meanwhile (its offer went to the lost connection) is offered to.
+        case .resumed(let me, let others):
+            // The signaling connection came back and the server kept our place (docs/skyrtc-protocol.md §10), so
+            // nobody was told we left. The connections stay; whoever left meanwhile goes, and whoever came meanwhile
+            // (its offer went to the lost connection) is offered to.
+            you = me
             let gone = peers.keys.filter { !others.contains($0) }.sorted()
             let new = others.filter { $0 != me && peers[$0] == nil }
             out.append(.log("resumed as \(me): keeping \(peers.count - gone.count) connection(s), \(gone.count) gone, \(new.count) new"))

@@ -19,6 +19,8 @@ public protocol RoomPolicy: Sendable {
 public enum RoomSignal: Sendable, Equatable {
     /// `_peers`: our own id and the ids already in the room.
     case joined(you: RemotePeerID, others: [RemotePeerID])
+    /// Back in the room with the same id after the signaling connection was lost (`CallSignalIn.resumed`).
+    case resumed(you: RemotePeerID, others: [RemotePeerID])
     /// `_new_peer`.
     case newPeer(RemotePeerID)
     case removePeer(RemotePeerID)

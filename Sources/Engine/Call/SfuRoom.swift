@@ -59,6 +59,8 @@ public struct SfuRoom: RoomPolicy, Sendable {
             out.append(.log("joined the forwarding server's room as \(me); publishing"))
             retry = nil
             if !open.contains(Self.publisher) { publish(into: &out) }
+        case .resumed(let me, _):
+            you = me   // the publication and the subscription carry on
         case .newPeer, .removePeer:
             break   // participants come and go with the subscription's sections
         case .sections(let of, let map):

@@ -17,10 +17,11 @@ public final class SkyRTCClient: Sendable {
     /// display name others see (an extension the original server drops; see `SkyRTCDisplayName`).
     /// A server that refuses the join for one of its caps (`room_full`, `too_many_rooms`) sends no
     /// `_peers`: that `_error` is thrown as `.badMessage` at once rather than waiting for the timeout.
-    /// `resume` is the token of an earlier `_peers` (conftui's server then keeps our socketId).
-    public func join(room: String, name: String? = nil, resume: String? = nil,
+    /// `resume` is the token of an earlier `_peers` (conftui's server then keeps our socketId); `resumable` says we
+    /// would reconnect with it, so the server keeps our place a while when the connection drops.
+    public func join(room: String, name: String? = nil, resume: String? = nil, resumable: Bool = false,
                      timeout: Double = 5) throws(SignalingError) -> (peers: SkyRTCPeers, earlier: [SkyRTCServerMessage]) {
-        try send(.join(SkyRTCJoin(room: room, name: name, resume: resume)))
+        try send(.join(SkyRTCJoin(room: room, name: name, resume: resume, resumable: resumable ? true : nil)))
         var earlier: [SkyRTCServerMessage] = []
         let deadline = MonotonicClock.now() + timeout
         while true {

@@ -26,6 +26,7 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
             var members: [(String, JSONValue)] = [("room", .string(j.room))]
             if let name = j.name { members.append(("name", .string(name))) }
             if let resume = j.resume { members.append(("resume", .string(resume))) }
+            if let resumable = j.resumable { members.append(("resumable", .bool(resumable))) }
             data = .object(members)
         case .offer(let d), .answer(let d):
             data = .object([("socketId", .string(d.socketId.rawValue)), ("sdp", d.sdp)])
@@ -79,7 +80,10 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
     static func decode(eventName: String, data: JSONValue) throws(SignalingError) -> SkyRTCClientMessage {
         switch eventName {
         case "__join":
-            return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"]), resume: try resumeToken(data["resume"])))
+            // `resumable` is a hint: anything but `true` means no.
+            let resumable: Bool? = if case .bool(true)? = data["resumable"] { true } else { nil }
+            return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"]), resume: try resumeToken(data["resume"]),
+                                    resumable: resumable))
         case "__media_state":
             guard case .bool(let muted)? = data["audioMuted"], case .bool(let videoOn)? = data["videoOn"] else {
                 throw .badMessage(.badField, "__media_state: audioMuted and videoOn must be booleans")

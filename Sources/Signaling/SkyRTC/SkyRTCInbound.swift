@@ -11,7 +11,7 @@ enum SkyRTCInbound: Equatable, Sendable {
     /// Everything `SkyRTCClientMessage.decode(eventName:data:)` reads, and the SDP as text.
     static let selection = JSONParser.Selection(
         topLevel: ["eventName", "data"], outer: "data",
-        outerMembers: ["socketId", "room", "name", "resume", "candidate", "label", "sdpMLineIndex", "id", "sdpMid", "audioMuted", "videoOn"],
+        outerMembers: ["socketId", "room", "name", "resume", "resumable", "candidate", "label", "sdpMLineIndex", "id", "sdpMid", "audioMuted", "videoOn"],
         inner: "sdp")
 
     /// Same checks and error codes as `SkyRTCClientMessage.decode`, in the same order.

@@ -18,6 +18,10 @@ public struct SkyRTCJoin: Equatable, Sendable, Codable {
     /// the new socket the id that token belongs to, so the room sees no leave and join. Written after `name`,
     /// omitted when nil; the original server ignores it (the reconnect is then an ordinary join).
     public var resume: String? = nil
+    /// Our extension (§10): the client can resume, so the server keeps its place for a while when its connection
+    /// drops without a close frame. Written last as `"resumable":true`, omitted otherwise. Clients that never resume
+    /// (browsers, the original's) leave the moment their connection goes, as before.
+    public var resumable: Bool? = nil
 }
 
 /// `__offer`/`__answer` data (client → server) and `_offer`/`_answer` data (server → client):

@@ -97,6 +97,8 @@ public struct SkyRTCRooms: Sendable {
         var errors = 0
         /// The resume token of this identity (conftui format); a resumed member keeps its own.
         var token: String?
+        /// Its last `__join` said it would resume (`resumable`): only then is its place kept when it drops.
+        var resumable = false
     }
 
     /// A member without a connection, waiting for a resume until `deadline`.
@@ -166,7 +168,7 @@ public struct SkyRTCRooms: Sendable {
             forget(id, &actions)
         case .lost(let id, let now):
             guard isConnected(id) else { break }
-            guard format == .conftui, resumeGrace > 0, let room = sockets[id]?.room else {
+            guard format == .conftui, resumeGrace > 0, sockets[id]?.resumable == true, let room = sockets[id]?.room else {
                 forget(id, &actions)
                 break
             }
@@ -231,9 +233,11 @@ public struct SkyRTCRooms: Sendable {
         case .join(let join):
             if let token = join.resume, format == .conftui, let member = resumable(by: id, token, room: join.room, &actions) {
                 resume(member, on: id, name: join.name, &actions)
+                sockets[member]?.resumable = join.resumable == true
                 return
             }
             try self.join(id, room: join.room, name: join.name, &actions)
+            sockets[id]?.resumable = join.resumable == true
         case .offer(let d):
             let to = try target(of: id, d.socketId, "__offer")
             forward(.offer(SkyRTCDescription(sdp: d.sdp, socketId: id)), to: to, &actions)

@@ -100,7 +100,7 @@ import Testing
         _ = mesh.handle(.signal(.newPeer(c)), now: at(1))
         // Signaling came back with our id kept: b left meanwhile, d came (its offer went to the lost connection).
         let d = RemotePeerID("dddd")
-        let out = acts(mesh.handle(.signal(.joined(you: z, others: [a, c, d])), now: at(5)))
+        let out = acts(mesh.handle(.signal(.resumed(you: z, others: [a, c, d])), now: at(5)))
         #expect(out == [.closeConnection(b, cause: "left while signaling was down"),
                         .createConnection(d, role: .offerer), .openDataChannel(d, label: Mesh.channelLabel)])
         #expect(mesh.hasConnection(a) && mesh.hasConnection(c) && !mesh.hasConnection(b))
