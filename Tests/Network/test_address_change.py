@@ -42,20 +42,23 @@ def test_a_member_that_changes_networks_keeps_its_place_and_its_media_resumes_wi
             ben, old_address, new_wan = bots["Ben"], sites[1].lan_address, sites[3].wan_address
             net.move(sites[1], sites[3])
             time.sleep(12)
+            # Before the bots leave at the end: the logs and the connections' states.
+            serve_log = serve.log_path.read_text(errors="replace")
+            logs = {b.name: b.log_path.read_text(errors="replace") for b in bots.values()}
+            running = {b.name: b.report_now()["peers"] for b in bots.values()}
             reports = {name: bot.stop() for name, bot in bots.items()}
 
-            ben_log = ben.log_path.read_text(errors="replace")
+            ben_log = logs["Ben"]
             assert f"its local address {old_address} went away" in ben_log, "Ben did not notice its address went"
             assert f"signaling resumed as {ben.socket_id}" in ben_log, "Ben did not resume its place"
             assert "host addresses changed" in ben_log and "restarting ICE" in ben_log
             assert "allocating a new one" in ben_log, "Ben's relay was not allocated again"
-            serve_log = serve.log_path.read_text(errors="replace")
             assert f"leave {ben.socket_id}" not in serve_log and "resumed" in serve_log, "the server did not keep Ben's place"
             for name in ("Ana", "Cy"):
-                log = bots[name].log_path.read_text(errors="replace")
+                log = logs[name]
                 assert "new ICE credentials on the running connection, restarting ICE" in log, f"{name} saw no ICE restart"
                 assert "peer left the room" not in log, f"{name} saw someone leave"
-                peer = reports[name]["peers"][ben.socket_id]
+                peer = running[name][ben.socket_id]
                 assert peer["transport"]["state"] == "connected", peer["transport"]
                 # They now reach Ben through the fourth network's NAT (directly or through Ben's new relay).
                 assert f"{new_wan}:" in peer["transport"]["selectedPair"] or "100.64.0.1:" in peer["transport"]["selectedPair"]
