@@ -59,7 +59,7 @@ import Glibc
     @Test func aDropWithoutACloseIsHeldAndResumedWithWhatWasSentMeanwhile() throws {
         let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("conftui-resume-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: logPath) }
-        let server = try TestServer.start(log: try SignalingLog(path: logPath)) { $0.resumeGrace = 10 }
+        let server = try TestServer.start(log: try SignalingLog(path: logPath)) { $0.resumeGrace = 10; $0.pingInterval = 0.3 }
         defer { server.stop() }
         let old = try RawClient(port: server.port)
         let peersA = try #require(old.upgradeAndJoin("r", resumable: true))
@@ -70,8 +70,8 @@ import Glibc
         let pb = try b.join(room: "r").peers
         #expect(old.next() == .message(.text(#"{"eventName":"_new_peer","data":{"socketId":"\#(pb.you)"}}"#)))
 
-        // The TCP connection ends without a WebSocket close frame: A is held, still a member.
-        shutdown(old.fd, Int32(SHUT_RDWR))
+        // A's network goes away: it is held, still a member.
+        // A goes silent (a RawClient answers no pings): two ping intervals later the server drops it, unheard from.
         #expect(TestServer.eventually { server.stats.held == 1 })
         #expect(server.stats.joined == 2 && server.stats.webSockets == 1)
         let (sent, forwarded) = Self.offer(from: pb.you.rawValue, to: idA)
@@ -95,14 +95,14 @@ import Glibc
     }
 
     @Test func theGraceEndsInARemovePeerAndACloseFrameLeavesAtOnce() throws {
-        let server = try TestServer.start { $0.resumeGrace = 1 }
+        let server = try TestServer.start { $0.resumeGrace = 1; $0.pingInterval = 0.3 }
         defer { server.stop() }
         let old = try RawClient(port: server.port)
         let idA = try I.you(try #require(old.upgradeAndJoin("r", resumable: true)))
         let b = try SkyRTCClient(url: server.webSocketURL)
         defer { b.close() }
         #expect(try b.join(room: "r").peers.connections == [SocketID(idA)])
-        shutdown(old.fd, Int32(SHUT_RDWR))
+        // A goes silent (a RawClient answers no pings): two ping intervals later the server drops it, unheard from.
         #expect(TestServer.eventually { server.stats.held == 1 })
         #expect(throws: SignalingError.timeout) { try b.webSocket.receive(timeout: 0.3) }
         #expect(try b.nextText() == #"{"eventName":"_remove_peer","data":{"socketId":"\#(idA)"}}"#)
@@ -117,19 +117,31 @@ import Glibc
         #expect(try b.nextText() == #"{"eventName":"_remove_peer","data":{"socketId":"\#(pc.you)"}}"#)
         #expect(MonotonicClock.now() - start < 0.4)
         #expect(server.stats.held == 0)
+
+        // So does one whose TCP connection ends (its process exited or was killed): its own stack said goodbye.
+        let d = try RawClient(port: server.port)
+        let idD = try I.you(try #require(d.upgradeAndJoin("r", resumable: true)))
+        #expect(try b.next(timeout: 3) == .newPeer(SocketID(idD), name: nil))
+        shutdown(d.fd, Int32(SHUT_RDWR))
+        let dropped = MonotonicClock.now()
+        #expect(try b.nextText() == #"{"eventName":"_remove_peer","data":{"socketId":"\#(idD)"}}"#)
+        #expect(MonotonicClock.now() - dropped < 0.4)
+        #expect(server.stats.held == 0)
     }
 
     @Test func aHeldMemberKeepsItsAddressesConnectionSlotUntilItResumes() throws {
         let server = try TestServer.start {
             $0.resumeGrace = 10
+            $0.pingInterval = 0.3
             $0.maxConnectionsPerIP = 2
         }
         defer { server.stop() }
         let a = try RawClient(port: server.port)
         let peersA = try #require(a.upgradeAndJoin("r", resumable: true))
-        let b = try RawClient(port: server.port)
-        #expect(b.upgradeAndJoin("r") != nil)
-        shutdown(a.fd, Int32(SHUT_RDWR))
+        // B answers the server's pings (its client's I/O thread does); A goes silent (a RawClient answers none).
+        let b = try SkyRTCClient(url: server.webSocketURL)
+        defer { b.close() }
+        _ = try b.join(room: "r")
         #expect(TestServer.eventually { server.stats.held == 1 && server.stats.connections == 1 })
         // A dropped connection's member still counts for 127.0.0.1: a third connection is refused.
         let refused = try RawClient(port: server.port)

@@ -28,8 +28,9 @@ final class ServerConnection {
     /// TLS asked for writability to make progress on a read.
     var readNeedsWrite = false
     var doomed = false
-    /// The stream ended without the client's close frame (EOF, reset, read error, ping timeout): its
-    /// member may be on its way back over another network, so the room holds it for a resume.
+    /// The client went silent (no answer to our pings): its member may be on its way back over another network,
+    /// so the room holds it for a resume. An end of stream or a reset is not this: the client's own TCP stack
+    /// spoke (its process exited or was killed), and the member leaves at once, as before.
     var endedAbruptly = false
     /// The epoll events currently registered.
     var interest: UInt32 = 0

@@ -228,10 +228,10 @@ final class ServerEventLoop {
                 conn.readNeedsWrite = true
                 return
             case .endOfStream:
-                return doom(conn, abrupt: true)
+                return doom(conn)
             case .failed(let why):
                 if !conn.isClosing { log.write("connection \(conn.socketID?.rawValue ?? "fd \(conn.fd)") failed: \(why)") }
-                return doom(conn, abrupt: true)
+                return doom(conn)
             }
         }
         if budget <= 0 && tls != nil { conn.readNeedsWrite = true }
@@ -464,7 +464,7 @@ final class ServerEventLoop {
         }
     }
 
-    /// `abrupt`: the client went without a close frame (see `ServerConnection.endedAbruptly`); drops
+    /// `abrupt`: the client went silent (see `ServerConnection.endedAbruptly`); drops
     /// the server decides on (over a cap, a timeout after its own close) are not.
     private func doom(_ conn: ServerConnection, abrupt: Bool = false) {
         guard !conn.doomed else { return }

@@ -19,7 +19,7 @@ public struct SkyRTCJoin: Equatable, Sendable, Codable {
     /// omitted when nil; the original server ignores it (the reconnect is then an ordinary join).
     public var resume: String? = nil
     /// Our extension (§10): the client can resume, so the server keeps its place for a while when its connection
-    /// drops without a close frame. Written last as `"resumable":true`, omitted otherwise. Clients that never resume
+    /// goes silent. Written last as `"resumable":true`, omitted otherwise. Clients that never resume
     /// (browsers, the original's) leave the moment their connection goes, as before.
     public var resumable: Bool? = nil
 }

@@ -29,7 +29,7 @@
 ///   first `__join` presents the token of a member of that same room *becomes* that member: same
 ///   socketId, place, name, media state and token; the old connection is closed quietly (`.resume`)
 ///   and the others hear nothing, so their peer connections stay and only restart ICE. A member
-///   whose connection drops without a close frame (`.lost`) keeps its place for `resumeGrace`
+///   that joined `resumable` and went silent (`.lost`: no answer to pings) keeps its place for `resumeGrace`
 ///   seconds, its messages held (`SkyRTCHeldMessages`, and `heldBytesBudget` for all) for the
 ///   connection that resumes it; after that it leaves as on a close. The original format never sends nor honours a token, and a
 ///   drop is a leave at once, as on the original.
@@ -41,12 +41,12 @@ public struct SkyRTCRooms: Sendable {
         case opened(SocketID, resumeToken: String? = nil)
         /// A complete data message arrived (text or binary; both carry UTF-8 JSON).
         case message(SocketID, [UInt8], isBinary: Bool)
-        /// The connection is gone after a close frame from the client, or one the server sent (a
-        /// refusal, a protocol error, a shutdown): the socket leaves at once.
+        /// The connection is gone after a close frame from the client, one the server sent (a refusal, a
+        /// protocol error, a shutdown), or an end of stream or reset (the client's process is gone): the socket
+        /// leaves at once.
         case closed(SocketID)
-        /// The connection ended without a close frame from the client (EOF, reset, read error, ping
-        /// timeout) at `now`. A member (conftui format) is held for a resume until `now + resumeGrace`;
-        /// otherwise the same as `.closed`.
+        /// The client went silent (no answer to the server's pings) at `now`: a member that joined `resumable`
+        /// (conftui format) is held for a resume until `now + resumeGrace`; otherwise the same as `.closed`.
         case lost(SocketID, now: MonotonicInstant)
         /// The driver dropped a message from this socket for exceeding its rate (tell it, once per burst).
         case throttled(SocketID)
