@@ -38,6 +38,8 @@ public final class PeerConnection {
     /// Remote candidates at addresses no unicast peer has (`TransportAddress.notUnicastPeerReason`); the first
     /// `refusalsLogged` are logged, the rest only counted (a hostile peer could send thousands).
     public private(set) var refusedRemoteCandidates = 0
+    /// Remote candidates dropped because they name an earlier ICE generation's username fragment.
+    public private(set) var staleRemoteCandidates = 0
     static let refusalsLogged = 8
     /// Candidates waiting for the remote description (tests check the bound).
     var pendingRemoteCandidateCount: Int { pendingRemoteCandidates.count }
@@ -733,6 +735,14 @@ public final class PeerConnection {
                 warn("remote candidate \(address) refused: \(reason), not a unicast peer"
                      + (refusedRemoteCandidates == Self.refusalsLogged ? " (further refusals are counted, not logged)" : ""))
             }
+            return
+        }
+        if let ufrag = candidate.extensions.first(where: { $0.name == "ufrag" })?.value,
+           let current = transport?.ice.remoteCredentials?.ufrag, ufrag != current {
+            // RFC 8838 §11 (and RFC 8445 §9): a candidate trickled for the generation before an ICE restart, arriving
+            // after it, belongs to no pair of this one. Browsers name the generation in each candidate.
+            staleRemoteCandidates += 1
+            if staleRemoteCandidates <= Self.refusalsLogged { warn("remote candidate \(address) of an earlier ICE generation ignored") }
             return
         }
         guard configuration.acceptRemoteAddress(ip), !remoteCandidateAddresses.contains(address) else { return }

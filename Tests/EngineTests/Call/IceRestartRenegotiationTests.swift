@@ -49,6 +49,29 @@ import EngineTestSupport
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func aCandidateOfTheGenerationBeforeARestartIsIgnored() throws {
+        let h = try connected(seed: 43)
+        let oldDescription = try #require(h.description("B"))
+        let oldUfrag = try #require(ufrag(oldDescription))
+        let trickled = (a: h.trickled["A"]!.count, b: h.trickled["B"]!.count)
+        h.feed("A", .command(.restartIce(relayed: nil, mapped: nil)))
+        try deliver(h, from: "A", as: .offer, trickledBefore: trickled.a)
+        try deliver(h, from: "B", as: .answer, trickledBefore: trickled.b)
+        let newDescription = try #require(h.description("B"))
+        let newUfrag = try #require(ufrag(newDescription))
+        #expect(newUfrag != oldUfrag)
+        // A candidate B trickled before the restart, delayed past it (browsers name the generation's ufrag in it).
+        let late = try IceCandidate(parsing: "candidate:9 1 udp 2122260223 127.0.0.99 5999 typ host generation 0 ufrag \(oldUfrag)")
+        let current = try IceCandidate(parsing: "candidate:8 1 udp 2122260223 127.0.0.98 5998 typ host generation 0 ufrag \(newUfrag)")
+        let before = h.a.transport?.ice.remoteCandidateCount ?? 0
+        let out = h.feed("A", .command(.addRemoteCandidate(late)))
+        #expect(out.events.contains { if case .warning(let w) = $0 { w.contains("earlier ICE generation") } else { false } })
+        #expect(h.a.staleRemoteCandidates == 1 && h.a.transport?.ice.remoteCandidateCount == before)
+        h.feed("A", .command(.addRemoteCandidate(current)))
+        #expect(h.a.transport?.ice.remoteCandidateCount == before + 1)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func whenBothRestartAtOnceTheAnswererYields() throws {
         let h = try connected(seed: 42)
         let trickled = (a: h.trickled["A"]!.count, b: h.trickled["B"]!.count)
