@@ -36,12 +36,14 @@ def aiortc_sees(report: dict | None, feed: int, participant: int, min_fps: float
             and (seen.get("card") or {}).get("participant") == participant)
 
 
+CHAT_LINE = "Radia here 👋 你好"
+
 def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tmp_path) -> None:
     with emulated_internet() as net, JanusServer(net, tmp_path) as janus, evidence_on_failure() as evidence:
         started = time.monotonic()
 
-        def bot(name: str) -> BotProcess:
-            return evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", duration=150,
+        def bot(name: str, *extra: str) -> BotProcess:
+            return evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", *extra, duration=150,
                                            host_candidates="all", netns=net.public))
         bots = [bot(name) for name in ("Ada", "Grace", "Linus")]
         zoe = evidence.add(JanusParticipant(net, net.public, janus.url, ROOM, "Zoe", AIORTC_CARD, tmp_path, tone=550))
@@ -68,12 +70,20 @@ def test_three_bots_and_aiortc_in_a_janus_room_with_a_fourth_coming_and_going(tm
             assert peers[str(zoe_feed)].get("display") == "Zoe"
 
         # A fourth bot joins: everyone gets its card; it gets everyone's; then it leaves.
-        radia = bot("Radia")
+        # She says a line once the others subscribe to her: Janus relays it from her publication to each of them on a
+        # channel labelled with her feed id, which is how their reports name her.
+        radia = bot("Radia", "--say", CHAT_LINE, "--say-after", "8")
         radia_feed = int(radia.wait_joined())
         wait_for(lambda: all(bot_sees(b.report_now(), radia_feed, bot_participant("Radia"), 5) for b in bots)
                    and aiortc_sees(zoe.report(), radia_feed, bot_participant("Radia"), 5)
                    and all(bot_sees(radia.report_now(), f, cards[n]) for n, f in feeds.items()), 30,
                    "the fourth bot and the others decode each other", bots + [zoe, radia])
+
+        def heard(b: BotProcess) -> list[dict]:
+            return [c for c in (b.report_now() or {}).get("chat", []) if c.get("from") == str(radia_feed)]
+        wait_for(lambda: all(heard(b) for b in bots), 15, "the three bots get Radia's line through Janus", bots + [radia])
+        for b in bots:
+            assert [(c["text"], c["name"]) for c in heard(b)] == [(CHAT_LINE, "Radia")], heard(b)
         destroyed = janus.log_text().count("Destroying session")
         final = radia.stop()
         assert final["you"] == str(radia_feed), final["you"]

@@ -26,7 +26,8 @@ let botCommand = Command(
         .value("receive-size", "WxH", "the picture size the bot shows others at: with --sfu janus it receives the simulcast layer that fills it (160x120 or less: the low one; default: the full one)"),
         .value("mute-at", "S", "mute S seconds after joining, as the `m` key does (others are told; repeatable)"),
         .value("unmute-at", "S", "unmute S seconds after joining, as the `m` key does (repeatable)"),
-        .value("say", "TEXT", "send TEXT as chat to every peer once its channel opens, later ones too (repeatable)"),
+        .value("say", "TEXT", "send TEXT as chat to every peer once its channel opens, later ones too (repeatable; with --sfu janus once, to those subscribed then)"),
+        .value("say-after", "S", "say the --say texts S seconds after joining rather than at once (default: 0)"),
         .value("say-lines", "FILE", "send each line of FILE as a chat message to the peers whose channels are open, paced by what they take"),
         .flag("echo", "answer every chat \"ping X\" with \"pong X\" to its sender at once (round-trip measurements)"),
         .value("ping", "N", "send N chat pings (\"ping 1\"...) one after the other to peers that echo; round trips in the report"),
@@ -77,7 +78,11 @@ let botCommand = Command(
                 toggles.append((at, muted))
             }
         }
-        let run = BotRun(session: session, name: name, log: log, say: args.values("say"), sendFiles: args.values("send-file"),
+        let sayAfter = try args.value("say-after").map { text -> Double in
+            guard let s = Double(text), s >= 0, s <= 86400 else { throw UsageError("--say-after takes seconds from 0 to 86400, not '\(text)'") }
+            return s
+        } ?? 0
+        let run = BotRun(session: session, name: name, log: log, say: args.values("say"), sayAfter: sayAfter, sendFiles: args.values("send-file"),
                          lines: lines, pings: try args.int("ping", default: 0, range: 0...100_000),
                          muteToggles: toggles.sorted { $0.at < $1.at })
         return try run.run(duration: duration, reportPath: args.value("report"))
@@ -89,6 +94,9 @@ final class BotRun {
     let name: String
     let log: SignalingLog
     let say: [String]
+    /// `--say-after`: seconds after joining before `say` is said (a forwarding server relays chat only to those
+    /// already subscribed to us).
+    let sayAfter: Double
     let sendFiles: [String]
     /// `--say-lines`: the lines not yet said.
     private var lines: ArraySlice<String>
@@ -106,9 +114,10 @@ final class BotRun {
     static let linesPerSecond = 2_000
     private var lineWindow: (start: Double, count: Int) = (0, 0)
 
-    init(session: any RoomSession, name: String, log: SignalingLog, say: [String] = [], sendFiles: [String] = [],
+    init(session: any RoomSession, name: String, log: SignalingLog, say: [String] = [], sayAfter: Double = 0, sendFiles: [String] = [],
          lines: [String] = [], pings: Int = 0, muteToggles: [(at: Double, muted: Bool)] = []) {
         (self.session, self.name, self.log, self.say, self.sendFiles) = (session, name, log, say, sendFiles)
+        self.sayAfter = sayAfter
         self.muteToggles = muteToggles[...]
         self.lines = lines[...]
         self.pingsLeft = pings
@@ -193,7 +202,11 @@ final class BotRun {
         let line = "conftui bot: joined \(session.roomShown) as \(SafeText.stripped(you.rawValue))\n"
         _ = line.withCString { write(1, $0, strlen($0)) }
         // Repeated to every channel that opens, peers that join later included.
-        for text in say { session.messaging.say(text) }
+        var unsaid = say[...]
+        if sayAfter == 0 {
+            for text in unsaid { session.messaging.say(text) }
+            unsaid = []
+        }
         for path in sendFiles { session.messaging.sendFile(path: path) }
 
         let joinedAt = MediaPipeline.wallClock()
@@ -201,6 +214,10 @@ final class BotRun {
         var why = "duration over"
         var lastReport = MediaPipeline.wallClock()
         while MediaPipeline.wallClock() < deadline {
+            if !unsaid.isEmpty, MediaPipeline.wallClock() - joinedAt >= sayAfter {
+                for text in unsaid { session.messaging.say(text) }
+                unsaid = []
+            }
             sayLines()
             sendPing(now: MediaPipeline.wallClock())
             while let toggle = muteToggles.first, MediaPipeline.wallClock() - joinedAt >= toggle.at {

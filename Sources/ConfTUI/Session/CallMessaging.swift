@@ -46,12 +46,17 @@ final class CallMessaging: Sendable {
     /// `bot --echo`: a chat "ping X" is answered "pong X" to its sender at once, on the call's event thread, so
     /// a round trip measures the channel and not a polling loop.
     let echoPings: Bool
+    /// In a forwarding server's room: the one channel that sends (our publication's); what would go to a participant's
+    /// channel is not sent (the server ignores a subscriber's data), and files, asked and accepted peer to peer in
+    /// SkyRTC, are not offered.
+    let sendsOnlyVia: RemotePeerID?
     private let log: @Sendable (String) -> Void
 
-    init(core: RoomMessaging, echoPings: Bool = false, log: @escaping @Sendable (String) -> Void) {
+    init(core: RoomMessaging, echoPings: Bool = false, sendsOnlyVia: RemotePeerID? = nil, log: @escaping @Sendable (String) -> Void) {
         state = Mutex(State(core: core))
         self.log = log
         self.echoPings = echoPings
+        self.sendsOnlyVia = sendsOnlyVia
     }
 
     /// The call whose channels carry the messages (set once it exists: it is created with `dataEvent` as its hook).
@@ -93,7 +98,12 @@ final class CallMessaging: Sendable {
     }
 
     func say(_ text: String) { feed(.say(text)) }
-    func sendFile(path: String) { feed(.sendFile(path: path)) }
+    func sendFile(path: String) {
+        guard sendsOnlyVia == nil else {
+            return state.withLock { $0.events.append(.notice("files are shared in mesh rooms only: through a forwarding server everyone would see every chunk")) }
+        }
+        feed(.sendFile(path: path))
+    }
     func accept(_ id: FileTransferID) { feed(.accept(id)) }
     func refuse(_ id: FileTransferID) { feed(.refuse(id)) }
 
@@ -121,18 +131,22 @@ final class CallMessaging: Sendable {
                 switch effect {
                 case .send(let to, let text):
                     let peer = RemotePeerID(to.rawValue)
+                    if let via = sendsOnlyVia, peer != via { break }
                     if let channel = s.channels[peer] {
                         sends.append((peer, channel, text))
                         s.handed[peer, default: 0] += text.utf8.count
                     }
                 case .chat(let from, let text, _):
                     event = .chat(from: RemotePeerID(from.rawValue), text: text, atWallClock: wall)
-                    if echoPings, text.hasPrefix("ping "), let channel = s.channels[RemotePeerID(from.rawValue)] {
+                    if echoPings, sendsOnlyVia == nil, text.hasPrefix("ping "), let channel = s.channels[RemotePeerID(from.rawValue)] {
                         let pong = String(decoding: SkyRTCPeerMessage.chat("pong " + text.dropFirst(5)).jsonBytes, as: UTF8.self)
                         sends.append((RemotePeerID(from.rawValue), channel, pong))
                         s.handed[RemotePeerID(from.rawValue), default: 0] += pong.utf8.count
                     }
-                case .chatSent(let text, let to): event = .chatSent(text, to: to.count, atWallClock: wall)
+                case .chatSent(let text, let to):
+                    // Through a forwarding server a line goes out once, on the publication, whoever hears it.
+                    let count = sendsOnlyVia.map { via in to.contains(SocketID(via.rawValue)) ? 1 : 0 } ?? to.count
+                    event = .chatSent(text, to: count, atWallClock: wall)
                 case .offered(let id, let from, let name, let size):
                     event = .offered(id, from: RemotePeerID(from.rawValue), name: name, size: size, atWallClock: wall)
                 case .offerSent(let id, let name, let size): event = .offerSent(id, name: name, size: size)

@@ -46,7 +46,7 @@ final class JanusSession: RoomSession {
         self.log = log
         let janus = JanusVideoRoomConfiguration(room: room, display: settings.name ?? "conftui", pin: nil, createRoomIfMissing: true)
         core = Mutex(JanusVideoRoomClient(configuration: janus))
-        let messaging = CallMessaging(core: RoomMessaging(configuration: configuration), log: log)
+        let messaging = CallMessaging(core: RoomMessaging(configuration: configuration), sendsOnlyVia: SfuRoom.publisher, log: log)
         self.messaging = messaging
         // The call's signals come back through the core on the call's event thread: `feed` takes the lock.
         let box = SessionBox()

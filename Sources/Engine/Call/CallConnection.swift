@@ -46,6 +46,11 @@ final class CallConnection {
     /// A new peer's video starts at a keyframe too (and a simulcast connection's low encoding).
     var awaitingKeyframe = true
     var awaitingLowKeyframe = true
+    /// Channels a forwarding server opened on a `.bySection` connection, by stream id: whose messages they carry
+    /// (Janus labels each with the sending publisher's feed id).
+    var dataOwners: [UInt16: RemotePeerID] = [:]
+    /// Channels the server opened whose label named nobody (bounded by the association's streams).
+    var ignoredChannels: Set<UInt16> = []
     /// The receiving video sections last told (`CallEvent.videoStreams`), per participant.
     var videoStreams: [RemotePeerID: [String]] = [:]
 
@@ -78,6 +83,42 @@ final class CallConnection {
     }
 
     var isConnected: Bool { connection?.state == .connected }
+
+    enum DataRoute: Equatable {
+        /// The connection's own peer (a mesh peer, or our channel to the forwarding server).
+        case connection
+        /// A participant whose messages the forwarding server relays on a channel of its own.
+        case participant(RemotePeerID)
+        /// A channel the server opened whose label names no participant of this connection: not delivered.
+        case nobody(label: String)
+        /// A later event of such a channel.
+        case dropped
+    }
+
+    /// Whose a data-channel event is. On a connection that carries many participants, a channel the server opened
+    /// belongs to the participant its label names (Janus relays each publisher's messages on a channel labelled with
+    /// its feed id); only labels of this connection's owners are believed, so a label cannot invent a participant.
+    func dataRoute(of event: DataChannelEvent) -> DataRoute {
+        guard participants == .bySection else { return .connection }
+        switch event {
+        case .opened(let id, let label, let byPeer, _):
+            guard byPeer else { return .connection }
+            guard let owner = Set(owners.values).first(where: { $0.rawValue == label }) else {
+                dataOwners[id] = nil
+                ignoredChannels.insert(id)
+                return .nobody(label: label)
+            }
+            ignoredChannels.remove(id)
+            dataOwners[id] = owner
+            return .participant(owner)
+        case .message(let id, _), .buffered(let id, _, _), .sendFailed(let id, _):
+            if ignoredChannels.contains(id) { return .dropped }
+            return dataOwners[id].map(DataRoute.participant) ?? .connection
+        case .closed(let id):
+            if ignoredChannels.remove(id) != nil { return .dropped }
+            return dataOwners.removeValue(forKey: id).map(DataRoute.participant) ?? .connection
+        }
+    }
 
     /// The core's part of the participant's snapshot: how it connected and its transport and RTP figures (the
     /// decoders fill in what they saw).

@@ -477,7 +477,13 @@ public final class CallCore {
                 .joined(separator: ", "))
         case .keyframeRequested: out.effects.append(.requestKeyframe(c.layer))
         case .lowKeyframeRequested: out.effects.append(.requestKeyframe(.low))
-        case .dataChannel(let event): out.effects.append(.dataChannel(peer, event))
+        case .dataChannel(let event):
+            switch c.dataRoute(of: event) {
+            case .connection: out.effects.append(.dataChannel(peer, event))
+            case .participant(let owner): out.effects.append(.dataChannel(owner, event))
+            case .nobody(let label): log("\(short(peer)): a data channel labelled \(RemoteInputLimits.quote(label)) names no participant: ignored")
+            case .dropped: break
+            }
         case .warning(let text): log("\(short(peer)): \(text)")
         }
     }

@@ -10,6 +10,8 @@ import EngineTransport
 /// - The server's offers for the subscription create it (the first) or renegotiate it (later ones, same ICE session);
 ///   an offer with new ICE credentials starts a fresh connection.
 /// - The section map goes to the core before the offer it belongs to, so the first media is already attributed.
+/// - Chat: a channel on the publication carries what we say, once, to everyone; what the others say arrives on the
+///   subscription, a channel per publisher (the core gives each to its participant by label).
 /// - A failed publishing connection is offered again after 1, 2 and 4 s, on a fresh connection (new ports and ICE
 ///   credentials: the server takes it as a new publication of the same participant); a failed subscription waits for
 ///   the server's next offer.
@@ -77,6 +79,10 @@ public struct SfuRoom: RoomPolicy, Sendable {
                 open.insert(from)
                 out.append(.createConnection(from, role: nil, media: .receiveOnly, participants: .bySection))
                 out.append(.assignSections(from, owners: owners))
+                // Janus relays others' messages to a subscription only once its SCTP has gone "dry" after sending
+                // something (usrsctp's SENDER_DRY tells the plugin the channel is ready), and it sends nothing
+                // unprompted: a channel of ours makes it answer (DCEP ACK), as janus.js's default channel does.
+                out.append(.openDataChannel(from, label: Self.chatLabel))
             }
             subscriberUfrag = ufrag
             out.append(.applyRemoteOffer(from, offer))
@@ -109,7 +115,13 @@ public struct SfuRoom: RoomPolicy, Sendable {
         open.insert(Self.publisher)
         states[Self.publisher] = .new
         out.append(.createConnection(Self.publisher, role: .offerer, media: .sendOnly, participants: .bySection))
+        // Chat goes out once, on the publication: the server relays it to every subscriber of our data, on a channel
+        // labelled with our feed id (which is how they know who spoke).
+        out.append(.openDataChannel(Self.publisher, label: Self.chatLabel))
     }
+
+    /// The label of our channel on the publication (the server relays under its own labels).
+    public static let chatLabel = "chat"
 
     private mutating func close(_ id: RemotePeerID, cause: String, into out: inout [RoomAction]) {
         guard open.remove(id) != nil else { return }

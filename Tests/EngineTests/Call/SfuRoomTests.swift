@@ -24,6 +24,8 @@ import EngineTestSupport
         var room = SfuRoom()
         let out = room.handle(.signal(.joined(you: RemotePeerID("4242"), others: [])), now: Self.t0)
         #expect(out.contains(.createConnection(pub, role: .offerer, media: .sendOnly, participants: .bySection)))
+        // Chat goes out on the publication, once for everyone.
+        #expect(out.contains(.openDataChannel(pub, label: SfuRoom.chatLabel)))
         #expect(room.you == RemotePeerID("4242"))
         // Its offer goes out; a second join (signaling back) does not publish twice.
         let offer = CallSignalOut.offer(to: pub, sdp: "v=0")
@@ -39,7 +41,7 @@ import EngineTestSupport
         let first = try Self.offer(ufrag: "aaaa")
         #expect(room.handle(.signal(.offer(from: sub, first)), now: Self.t0)
                 == [.createConnection(sub, role: nil, media: .receiveOnly, participants: .bySection),
-                    .assignSections(sub, owners: owners), .applyRemoteOffer(sub, first)])
+                    .assignSections(sub, owners: owners), .openDataChannel(sub, label: SfuRoom.chatLabel), .applyRemoteOffer(sub, first)])
         // An update: the map first, then the offer on the same ICE session renegotiates the running connection.
         let more = owners.merging(["2": RemotePeerID("9")]) { $1 }
         #expect(room.handle(.signal(.sections(of: sub, owners: more)), now: Self.t0) == [.assignSections(sub, owners: more)])
@@ -50,7 +52,7 @@ import EngineTestSupport
         #expect(room.handle(.signal(.offer(from: sub, restart)), now: Self.t0)
                 == [.closeConnection(sub, cause: "replaced by a new offer"),
                     .createConnection(sub, role: nil, media: .receiveOnly, participants: .bySection),
-                    .assignSections(sub, owners: more), .applyRemoteOffer(sub, restart)])
+                    .assignSections(sub, owners: more), .openDataChannel(sub, label: SfuRoom.chatLabel), .applyRemoteOffer(sub, restart)])
         // Offers for anything else are not ours to answer.
         #expect(room.handle(.signal(.offer(from: RemotePeerID("7"), first)), now: Self.t0).allSatisfy { if case .log = $0 { true } else { false } })
     }
@@ -64,7 +66,8 @@ import EngineTestSupport
             #expect(room.nextDeadline == now + .seconds(delay))
             now = now + .seconds(delay)
             #expect(room.handle(.timer, now: now) == [.closeConnection(pub, cause: "failed; publishing again"),
-                                                      .createConnection(pub, role: .offerer, media: .sendOnly, participants: .bySection)])
+                                                      .createConnection(pub, role: .offerer, media: .sendOnly, participants: .bySection),
+                                                      .openDataChannel(pub, label: SfuRoom.chatLabel)])
         }
         let last = room.handle(.connectionState(pub, .failed), now: now)
         #expect(room.nextDeadline == nil && last.contains { if case .log(let t) = $0 { t.contains("giving up") } else { false } })
