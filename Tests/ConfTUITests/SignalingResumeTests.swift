@@ -40,7 +40,7 @@ import Signaling
     }
 
     @Test func theWatchTellsEachChangeOnceAndLooksOnlyOnceASecond() {
-        final class Addresses { var now = ["10.1.0.2"] }
+        final class Addresses { var now: [String]? = ["10.1.0.2"] }
         let addresses = Addresses()
         var watch = HostAddressWatch(now: 0, list: { addresses.now })
         #expect(watch.poll(now: 0.5) == nil)
@@ -50,5 +50,15 @@ import Signaling
         #expect(watch.poll(now: 2.0) == nil, "told once")
         addresses.now = ["10.3.0.2", "192.168.1.5"]
         #expect(watch.poll(now: 3.0) == HostAddressWatch.Change(gone: [], added: ["192.168.1.5"]))
+    }
+
+    @Test func aListingThatFailsIsNoChangeNotEveryAddressGone() {
+        final class Addresses { var now: [String]? = ["10.1.0.2"] }
+        let addresses = Addresses()
+        var watch = HostAddressWatch(now: 0, list: { addresses.now })
+        addresses.now = nil   // getifaddrs failed (no file descriptor left)
+        #expect(watch.poll(now: 1.0) == nil)
+        addresses.now = ["10.1.0.2"]
+        #expect(watch.poll(now: 2.0) == nil, "nothing changed, so nothing to restart")
     }
 }

@@ -10,14 +10,15 @@ struct HostAddressWatch {
     }
 
     static let interval = 1.0
-    private let list: () -> [String]
+    private let list: () -> [String]?
     private var known: Set<String>
     private var nextAt: Double
 
-    /// `list` gives the addresses now (by default the interfaces' non-loopback ones, as text).
-    init(now: Double, list: @escaping () -> [String] = HostAddressWatch.interfaceAddresses) {
+    /// `list` gives the addresses now (by default the interfaces' non-loopback ones, as text), nil when the system
+    /// would not say (no file descriptor left, say): that is no change, not every address gone.
+    init(now: Double, list: @escaping () -> [String]? = HostAddressWatch.interfaceAddresses) {
         self.list = list
-        known = Set(list())
+        known = Set(list() ?? [])
         nextAt = now + Self.interval
     }
 
@@ -25,13 +26,14 @@ struct HostAddressWatch {
     mutating func poll(now: Double) -> Change? {
         guard now >= nextAt else { return nil }
         nextAt = now + Self.interval
-        let current = Set(list())
+        guard let listed = list() else { return nil }
+        let current = Set(listed)
         guard current != known else { return nil }
         defer { known = current }
         return Change(gone: known.subtracting(current).sorted(), added: current.subtracting(known).sorted())
     }
 
-    static func interfaceAddresses() -> [String] {
-        ((try? HostInterfaces.list(includeLoopback: false)) ?? []).map(\.ip.description)
+    static func interfaceAddresses() -> [String]? {
+        (try? HostInterfaces.list(includeLoopback: false))?.map(\.ip.description)
     }
 }

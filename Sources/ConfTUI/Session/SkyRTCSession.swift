@@ -193,6 +193,10 @@ final class SkyRTCSession: RoomSession {
         while !isStopping {
             do {
                 let (client, peers, earlier) = try connect(resume: token)
+                if isStopping || link.isClosed {
+                    client.close()
+                    return false
+                }
                 switch presence.withLock({ $0.rejoined(peers) }) {
                 case .resumed(let left, let came):
                     resumed(client, peers, earlier, left: left, came: came)
@@ -227,6 +231,10 @@ final class SkyRTCSession: RoomSession {
             if isStopping { return false }
             do {
                 let (client, peers, earlier) = try connect(resume: nil)
+                if isStopping || link.isClosed {
+                    client.close()
+                    return false
+                }
                 enter(client, peers, earlier)
                 backoff.joined()
                 return true
@@ -248,6 +256,12 @@ final class SkyRTCSession: RoomSession {
 final class SignalingLink: Sendable {
     private struct State {
         var client: SkyRTCClient?
+        /// The lost connection while a resume is under way: kept open, unread, until the resumed one is in (the
+        /// server closes it then). Closing it first would send a close frame, which the server takes as a leave if
+        /// the old path still works (an address that went and came back).
+        var abandoned: SkyRTCClient?
+        /// `close()` was called: nothing may join again.
+        var closed = false
         var holding = false
         var held: [SkyRTCClientMessage] = []
         var droppedWhileHolding = 0
@@ -266,34 +280,52 @@ final class SignalingLink: Sendable {
     /// is dropped (a newcomer's peers are all new). Returns how many held messages were sent.
     @discardableResult
     func replace(with new: SkyRTCClient, sendHeld: Bool) -> Int {
-        state.withLock { s in
+        let (count, old) = state.withLock { s -> (Int?, SkyRTCClient?) in
+            guard !s.closed else { return (nil, nil) }
+            defer { s.abandoned = nil }
             let held = s.held
             s.held = []
             s.holding = false
             if s.droppedWhileHolding > 0 { log("\(s.droppedWhileHolding) signaling message(s) dropped while reconnecting (more than \(Self.maxHeld))") }
             s.droppedWhileHolding = 0
             s.client = new
-            guard sendHeld else { return 0 }
+            guard sendHeld else { return (0, s.abandoned) }
             // Under the lock, so that nothing the call sends now overtakes them.
             for message in held {
                 do { try new.send(message) } catch { log("signaling send failed: \(error)") }
             }
-            return held.count
+            return (held.count, s.abandoned)
         }
+        old?.close()
+        guard let count else {
+            new.close()   // the session is leaving: this connection must not stay in the room
+            return 0
+        }
+        return count
     }
 
-    /// The connection is lost; `holdSends`: keep what the call sends until `replace` (a resume is under way).
+    /// Whether `close()` was called (the session is leaving).
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// The connection is lost; `holdSends`: a resume is under way, so keep what the call sends until `replace`, and
+    /// keep the old connection open (unread) until then.
     func drop(_ old: SkyRTCClient, holdSends: Bool = false) {
-        state.withLock { s in
+        let close = state.withLock { s -> Bool in
             if s.client === old { s.client = nil }
             s.holding = holdSends
+            guard holdSends else { return true }
+            s.abandoned = old
+            return false
         }
-        old.close()
+        if close { old.close() }
     }
 
     func close() {
-        let old = state.withLock { s in defer { s.client = nil; s.holding = false; s.held = [] }; return s.client }
-        old?.close()
+        let old = state.withLock { s -> [SkyRTCClient] in
+            defer { s.client = nil; s.abandoned = nil; s.holding = false; s.held = []; s.closed = true }
+            return [s.client, s.abandoned].compactMap { $0 }
+        }
+        for client in old { client.close() }
     }
 
     func send(_ message: SkyRTCClientMessage) {

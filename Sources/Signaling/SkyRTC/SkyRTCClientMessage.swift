@@ -82,7 +82,7 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         case "__join":
             // `resumable` is a hint: anything but `true` means no.
             let resumable: Bool? = if case .bool(true)? = data["resumable"] { true } else { nil }
-            return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"]), resume: try resumeToken(data["resume"]),
+            return .join(SkyRTCJoin(room: try room(data["room"]), name: try name(data["name"]), resume: resumeToken(data["resume"]),
                                     resumable: resumable))
         case "__media_state":
             guard case .bool(let muted)? = data["audioMuted"], case .bool(let videoOn)? = data["videoOn"] else {
@@ -140,12 +140,10 @@ public enum SkyRTCClientMessage: Equatable, Sendable {
         return SkyRTCDisplayName.clean(s)
     }
 
-    /// The resume extension: absent or null means none; otherwise a string of at most `maxResumeTokenBytes` bytes.
-    private static func resumeToken(_ value: JSONValue?) throws(SignalingError) -> String? {
-        guard let value = nonNull(value) else { return nil }
-        guard let s = value.stringValue, !s.isEmpty, s.utf8.count <= maxResumeTokenBytes else {
-            throw .badMessage(.badField, "__join: resume must be a string of 1 to \(maxResumeTokenBytes) bytes")
-        }
+    /// The resume extension: a string of 1 to `maxResumeTokenBytes` bytes; anything else is no token (an ordinary
+    /// join), as on the original server, which never reads the field, so a client's odd value never costs its join.
+    private static func resumeToken(_ value: JSONValue?) -> String? {
+        guard let s = value?.stringValue, !s.isEmpty, s.utf8.count <= maxResumeTokenBytes else { return nil }
         return s
     }
 
