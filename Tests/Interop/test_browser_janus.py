@@ -192,9 +192,10 @@ def page_url(server: ServerProcess, janus: JanusServer, room: int, name: str, pi
 def test_pages_in_a_janus_room_see_mute_state_and_janus_errors(tmp_path) -> None:
     """Two pages: the first creates room 4321 with a PIN (426, then `create`), the second joins with it; one page's
     Mute and Video off (`configure` with `send: false`) show on the other's tile as "muted" and "video off" (from the
-    packets that stop: Janus sends no event), and go when switched back. A page with a wrong PIN shows Janus's 433,
-    a page in a full room (one publisher) its 432, in the page, its log and its state; so does a page with no Janus
-    at its URL, or no room number."""
+    packets that stop: Janus sends no event), and go when switched back. Chat typed into one page arrives exactly in
+    the other under the sender's name (relayed by Janus from the publisher's data channel), and back; files are
+    refused there. A page with a wrong PIN shows Janus's 433, a page in a full room (one publisher) its 432, in the
+    page, its log and its state; so does a page with no Janus at its URL, or no room number."""
     started = time.monotonic()
     pages: list[Page] = []
     with emulated_internet() as net, JanusServer(net, tmp_path) as janus, Chromium(netns=net.public) as chromium:
@@ -228,6 +229,34 @@ def test_pages_in_a_janus_room_see_mute_state_and_janus_errors(tmp_path) -> None
                                             ("video", {"audioMuted": False, "videoOn": True}, "Bo")):
                 bo.evaluate(f"document.getElementById('{button}').click()")
                 wait_for(f"Ada's tile of Bo says {title!r} after Bo's {button}", 8, bo_media(expected, title), ada)
+
+            chat_started = time.monotonic()
+            ada_feed = first["you"]
+            for sender, receiver, sender_feed, sender_name in ((ada, bo, ada_feed, "Ada"), (bo, ada, bo_feed, "Bo")):
+                # Each page's `chat` holds what it received: the one line from the other.
+                text = f"hello 👋 你好 from {sender_name} <b id=bold>!</b>"
+                wait_for(f"{sender_name} can send chat", 5,
+                         lambda s: s["janus"]["channel"] == "open"
+                         and not sender.evaluate("document.getElementById('chat-send').disabled"), sender)
+                # Janus relays to a subscription only after the subscriber opened its own channel there.
+                wait_for("the receiver's subscriber channel is open", 5,
+                         lambda s: s["janus"]["subscriberChannel"] == "open", receiver)
+                sender.evaluate(f"""(() => {{ const input = document.getElementById('chat-input');
+                    input.value = {json.dumps(text)};
+                    document.getElementById('chat-form').requestSubmit(); }})()""")
+                got = wait_for(f"{sender_name}'s typed chat arrives", 5, lambda s: s["chat"] and s, receiver)
+                received = [(c["from"], c["name"], c["text"]) for c in got["chat"]]
+                assert received == [(sender_feed, sender_name, text)], got["chat"]
+                assert got["channels"].get(sender_feed) == "open", got["channels"]
+                sent = state_of(sender)["chatSent"]
+                assert [(c["to"], c["text"]) for c in sent] == [([got["you"]], text)], sent
+                line = receiver.evaluate("document.querySelector('#messages li:last-child').textContent")
+                assert line.endswith(f"{sender_name}: {text}"), line
+                assert receiver.evaluate("document.getElementById('bold') === null"), "a peer's markup must stay text"
+            assert ada.evaluate("document.getElementById('file-send').disabled")
+            assert "mesh rooms only" in ada.evaluate("document.getElementById('chat-note').textContent")
+            assert ada.evaluate("conftuiSendFile('x.bin', 10)") is None
+            print(f"chat both ways in {time.monotonic() - chat_started:.1f} s")
 
             pages.append(chromium.new_page(page_url(server, janus, 4321, "Eve", "guess"), "Eve", PAGE_READY))
             eve = pages[-1]

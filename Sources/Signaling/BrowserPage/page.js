@@ -27,14 +27,20 @@
  * each peer once its channel opens; ?acceptFiles=1 accepts every offer; ?echo=1 answers a chat "ping X" with "pong X".
  *
  * Janus mode (?janus=ws://HOST:8188/&room=1234, optional &pin=PIN; the "Janus mode" section below): the page joins a
- * Janus VideoRoom instead of a SkyRTC room, with the same grid, labels and buttons; no chat (no data channels there).
- * The state keeps the shape below with `you` our feed id (a string), `room` the room number (a string), `peers`
- * keyed by feed id (role "subscriber", `display` = `name`, figures from the one subscriber connection by mid, `media`
- * inferred from packets that stop), plus `mode: "janus"`, per peer `fps` (frames decoded per second over the last ~3
- * s), `talking` and `mids`, and `janus`: {url, room, feed, privateId, sessionId, createdRoom, publisherConnection,
- * subscriberConnection, subscription, subscribed, streams (the latest attached/updated list), offersAnswered,
- * postponed, mids {audio, video}, sent {bytesSent, framesEncoded, packetsSent}, coreEvents, error: null or {code
- * (Janus's error_code, null for other failures), text}}; `signaling` is "failed" after a Janus error.
+ * Janus VideoRoom instead of a SkyRTC room, with the same grid, labels and buttons, and chat: `__msg` text goes out on
+ * one channel of the publisher connection and Janus relays it to every subscriber; what others say arrives on the
+ * subscriber connection's channels, each labelled with its sender's feed id. No files there (`__file` is dropped),
+ * no ?say=. The state keeps the shape below with `you` our feed id (a string), `room` the room number (a string),
+ * `peers` keyed by feed id (role "subscriber", `display` = `name`, figures from the one subscriber connection by mid,
+ * `media` inferred from packets that stop), plus `mode: "janus"`, per peer `fps` (frames decoded per second over the
+ * last ~3 s), `talking` and `mids`, and `janus`: {url, room, feed, privateId, sessionId, createdRoom,
+ * publisherConnection, subscriberConnection, subscription, subscribed, streams (the latest attached/updated list),
+ * offersAnswered, postponed, mids {audio, video}, sent {bytesSent, framesEncoded, packetsSent}, coreEvents, channel
+ * (our publisher channel's readyState, null before publishing), subscriberChannel (the readyState of the channel we
+ * open on the subscriber connection so that Janus relays data to it), error: null or {code (Janus's error_code, null
+ * for other failures), text}}; `signaling` is "failed" after a Janus error. `chat` entries have `from` = the sender's
+ * feed id, `channels` the readyState of each sender's relayed channel by feed id, and `chatSent[].to` the feeds in
+ * the room then.
  *
  * Test hook:
  *   window.conftui.state() -> Promise of {mode ("skyrtc"|"janus"), you (null until `_peers`), room (the fragment, "" = default),
@@ -788,7 +794,11 @@ function onChannelMessage(s, peer, data) {
     return log("unreadable message from", short(peer.id), "dropped:", error);
   }
   const isObject = message !== null && typeof message === "object" && !Array.isArray(message);
-  if (isObject && message.type === "__file") return onFileMessage(s, peer, message);
+  if (isObject && message.type === "__file") {
+    // Through the SFU every participant would see every ask, accept and chunk meant for one of them.
+    if (s.janus) return log("file message from feed", peer.id, "dropped: files are shared in mesh rooms only");
+    return onFileMessage(s, peer, message);
+  }
   // Chat: `__msg`, and like the original any other type shows its `data`; a message that is not an object, or has
   // no `data`, shows as it came (the original would show "undefined" or throw).
   const text = isObject && "data" in message ? String(message.data) : data;
@@ -797,16 +807,19 @@ function onChannelMessage(s, peer, data) {
 
 function receiveChat(s, peer, text) {
   const atMs = Date.now();
-  exchange.chat.push({ from: peer.id, name: label(peer), text, atMs });
+  // A Janus feed id is too long to be cut like a socketId and still tell two speakers apart: shown whole.
+  const name = s.janus ? peer.name || peer.id : label(peer);
+  exchange.chat.push({ from: peer.id, name, text, atMs });
   if (exchange.chat.length > RECORD_LIMIT) exchange.chat.splice(0, exchange.chat.length - RECORD_LIMIT);
   const waiter = pingWaiters.get(text);
   if (waiter) waiter(atMs);
-  showChat(label(peer), text, false);
+  showChat(name, text, false);
   if (echoPings && text.startsWith("ping ") && openChannel(peer)) sendChat(s, "pong " + text.slice(5), [peer]);
 }
 
 /** Sends `text` as `__msg` to `peers` (default: every open channel); false when nobody could get it. */
 function sendChat(s, text, peers = openPeers(s)) {
+  if (s && s.janus) return janusSendChat(s, text);
   const to = peers.filter(peer => openChannel(peer) && sendOn(peer, { type: "__msg", data: text }));
   if (to.length === 0) return false;
   exchange.chatSent.push({ to: to.map(peer => peer.id), text, atMs: Date.now() });
@@ -846,9 +859,10 @@ function showNote(text) {
 }
 
 function updateChatControls() {
+  if (janusMode) return janusChatControls(session);
   const open = openPeers(session).length;
   ui.chatSend.disabled = ui.fileSend.disabled = open === 0;
-  ui.chatNote.textContent = open > 0 ? "" : janusMode ? "No chat in a Janus room (it has no SkyRTC data channels)." :
+  ui.chatNote.textContent = open > 0 ? "" :
     session && !session.closed && session.peers.size > 0 ? "No chat channel is open yet." : "Nobody to chat with.";
 }
 
@@ -1044,6 +1058,10 @@ function endTransfersOf(peer, channel, reason) {
 
 /** Offers `blob` under `name` to every peer whose channel is open; the record shows in the hook's `filesSent`. */
 function sendFile(s, blob, name, sha256 = null) {
+  if (janusMode) {
+    showNote("Files are shared in mesh rooms only: " + name + " not sent.");
+    return null;
+  }
   const peers = openPeers(s);
   if (peers.length === 0) {
     showNote("Nobody's channel is open: " + name + " not sent.");
@@ -1218,8 +1236,9 @@ ui.chatForm.addEventListener("submit", event => {
   const text = ui.chatInput.value;
   if (text.trim() === "") return;
   if (text.length > CHAT_TEXT_LIMIT) return showNote("Too long to send: at most " + CHAT_TEXT_LIMIT + " characters.");
-  if (sendChat(session, text)) ui.chatInput.value = "";
-  else showNote("Nobody's channel is open: not sent.");
+  const sent = sendChat(session, text);
+  if (sent) ui.chatInput.value = "";
+  else if (sent === false) showNote("Nobody's channel is open: not sent.");
 });
 
 ui.fileSend.addEventListener("click", () => {
@@ -1246,7 +1265,12 @@ ui.fileSend.addEventListener("click", () => {
 // - `leaving`/`unpublished` remove the feed's tile (and `unsubscribe` it, which frees its sections);
 // - Mute and Video use `configure` with `streams: [{mid, send}]`: Janus stops relaying that mid. Janus 1.1.2 tells
 //   the others nothing about it, so a tile's "muted"/"video off" is inferred from packets that stopped arriving.
-// Chat and files need SkyRTC's data channels: there are none in a Janus room.
+// - Chat: the publisher connection has one data channel (made before the publish offer, so it has an m=application
+//   section); Janus relays what we send on it to every subscriber of our feed, and ignores what a subscriber sends.
+//   Others' messages come on the subscriber connection (its `{feed}` subscriptions include each feed's data), one
+//   channel per sender, which Janus opens with that sender's first message and labels with its feed id; Janus sends
+//   them only after we opened a channel of our own there (janusAnswer).
+//   Files stay in mesh rooms: through the SFU everybody would get every ask, accept and chunk.
 
 const JANUS_KEEPALIVE_MS = 25 * 1000;
 const JANUS_REQUEST_TIMEOUT_MS = 15 * 1000;
@@ -1254,6 +1278,8 @@ const JANUS_REQUEST_TIMEOUT_MS = 15 * 1000;
 // to the others when its descriptions change; Sources/Signaling/Janus/README.md): the same four strings everywhere.
 const JANUS_MEDIA_DESCRIPTIONS = { audio: ["conftui audio on", "conftui audio muted"], video: ["conftui video on", "conftui video off"] };
 const JANUS_STALL_MS = 2000;       // a feed whose audio (video) packets stop this long counts as muted (video off)
+const JANUS_MESSAGE_LIMIT = 65535; // bytes of one chat message: Janus 1.1.2 keeps a relayed message's length in 16 bits
+const JANUS_FEED_ID = /^[1-9][0-9]{0,15}$/;   // a feed id as Janus labels a relayed channel with it
 const JANUS_ERRORS = {
   426: "no such room", 427: "the room already exists", 428: "no such feed", 429: "a mandatory element is missing",
   432: "the room is full (no more publishers)", 433: "wrong or missing PIN",
@@ -1283,7 +1309,7 @@ function janusJoin() {
       transactions: new Map(), keepalive: null, subState: "none", subscribed: new Set(), pendingFeeds: [],
       names: new Map(), midToFeed: new Map(), streams: [], pubPc: null, subPc: null, offers: Promise.resolve(),
       offersAnswered: 0, postponed: 0, audioMid: null, videoMid: null, createdRoom: false, error: null,
-      events: [], samples: [], sampler: null, bases: new Map(),
+      events: [], samples: [], sampler: null, bases: new Map(), channel: null, subChannel: null,
     },
   };
   startSession(s);
@@ -1454,6 +1480,7 @@ async function janusPublish(s) {
   pc.onconnectionstatechange = () => { log("publisher connection", pc.connectionState); updateStatus(); };
   const audio = pc.addTransceiver(media.audioTrack || "audio", { direction: "sendonly", streams: [media.stream] });
   const video = pc.addTransceiver(media.videoTrack || "video", { direction: "sendonly", streams: [media.stream] });
+  janusOpenChatChannel(s, pc);
   await pc.setLocalDescription(await pc.createOffer());
   j.audioMid = audio.mid;
   j.videoMid = video.mid;
@@ -1535,7 +1562,9 @@ async function janusEvent(s, message) {
     if (event === "attached" || event === "updated") {
       if (Array.isArray(data.streams)) {
         j.streams = data.streams;
-        const map = new Map(data.streams.filter(st => st && st.feed_id != null && st.active !== false)
+        // The one data section carries every feed's channels: it belongs to no tile.
+        const map = new Map(data.streams
+          .filter(st => st && st.feed_id != null && st.active !== false && st.type !== "data")
           .map(st => [String(st.mid), String(st.feed_id)]));
         const moved = [...map].filter(([mid, feed]) => j.midToFeed.has(mid) && j.midToFeed.get(mid) !== feed);
         // Before answering (Janus sends the new feed on a mid only after `start`).
@@ -1595,12 +1624,14 @@ function janusWant(s, list) {
     if (!publisher || typeof publisher.id !== "number" || publisher.id === j.feed) continue;
     const feed = String(publisher.id);
     const name = displayName(publisher.display) || j.names.get(feed) || null;
+    if (name) j.names.set(feed, name);   // still there for a message that arrives after its sender left
     let peer = s.peers.get(feed);
     if (peer) {
       janusRename(peer, name);
     } else {
-      peer = { id: feed, name, role: "subscriber", media: null, stream: new MediaStream(), tile: null, channel: null,
-               closed: false, talking: null, mids: [], seen: { audio: 0, video: 0, audioAt: 0, videoAt: 0 } };
+      peer = { id: feed, name, role: "subscriber", media: null, stream: new MediaStream(), tile: null,
+               channel: s.channels.get(feed) || null, closed: false, talking: null, mids: [],
+               seen: { audio: 0, video: 0, audioAt: 0, videoAt: 0 } };
       peer.tile = makeTile(label(peer), false);
       peer.tile.setState("subscribing");
       s.peers.set(feed, peer);
@@ -1654,6 +1685,7 @@ async function janusAnswer(s, offer) {
     j.subPc = pc;
     pc.onicecandidate = event => janusTrickle(s, j.subHandle, event.candidate);
     pc.ontrack = () => janusReconcile(s);
+    pc.ondatachannel = event => janusAttachChannel(s, event.channel);
     pc.onconnectionstatechange = () => {
       log("subscriber connection", pc.connectionState);
       for (const peer of s.peers.values()) peer.tile.setState(pc.connectionState);
@@ -1662,6 +1694,15 @@ async function janusAnswer(s, offer) {
     pc.oniceconnectionstatechange = () => log("subscriber ice", pc.iceConnectionState);
   }
   await j.subPc.setRemoteDescription({ type: "offer", sdp: offer.sdp });
+  // Janus relays others' messages to a subscription only once its data is "ready", which it learns from a channel
+  // the subscriber opens: one of ours, that Janus takes and never reads. Only for an offered data section (we never
+  // offer on this connection), and again if a later offer rejected it and brought it back.
+  const offersData = /\r?\nm=application [1-9]/.test("\n" + offer.sdp);
+  if (offersData && (!j.subChannel || j.subChannel.readyState === "closed" || j.subChannel.readyState === "closing")) {
+    j.subChannel = j.subPc.createDataChannel(SKYRTC_CHANNEL_LABEL, { ordered: true });
+    j.subChannel.onopen = () => log("subscriber channel to Janus open: relayed chat can arrive");
+    j.subChannel.onclose = () => log("subscriber channel to Janus closed");
+  }
   await j.subPc.setLocalDescription(await j.subPc.createAnswer());
   janusMessage(s, j.subHandle, { request: "start" }, j.subPc.localDescription).then(answer => {
     const data = pluginData(answer);
@@ -1872,8 +1913,77 @@ async function janusSummary(s) {
     publisherConnection: j.pubPc ? j.pubPc.connectionState : null,
     subscriberConnection: j.subPc ? j.subPc.connectionState : null, subscription: j.subState,
     subscribed: [...j.subscribed], streams: j.streams, offersAnswered: j.offersAnswered, postponed: j.postponed,
-    mids: { audio: j.audioMid, video: j.videoMid }, sent, coreEvents: j.events.slice(), error: j.error,
+    mids: { audio: j.audioMid, video: j.videoMid }, sent, coreEvents: j.events.slice(),
+    channel: j.channel ? j.channel.readyState : null, subscriberChannel: j.subChannel ? j.subChannel.readyState : null,
+    error: j.error,
   };
+}
+
+/** Our chat channel: on the publisher connection, before its offer. Janus sends nothing on it. */
+function janusOpenChatChannel(s, pc) {
+  const channel = pc.createDataChannel(SKYRTC_CHANNEL_LABEL, { ordered: true });
+  s.janus.channel = channel;
+  channel.onopen = () => { log("chat channel to Janus open"); updateChatControls(); };
+  channel.onclose = () => { log("chat channel to Janus closed"); updateChatControls(); };
+  channel.onerror = event => log("chat channel to Janus: error", event.error || "unknown");
+}
+
+/** A channel Janus opened on the subscriber connection: one sender's messages, its label that sender's feed id. */
+function janusAttachChannel(s, channel) {
+  const feed = channel.label;
+  if (!JANUS_FEED_ID.test(feed)) {
+    // Rooms with string ids (which this page does not join) would label channels with anything: not shown as a name.
+    log("a relayed channel labelled", JSON.stringify(feed.slice(0, 40)), "is no feed id; its messages are dropped");
+    channel.onmessage = null;
+    return;
+  }
+  s.channels.set(feed, channel);
+  const peer = s.peers.get(feed);
+  if (peer) peer.channel = channel;
+  channel.binaryType = "arraybuffer";
+  channel.onopen = () => { log("feed", feed, "chat channel open"); updateChatControls(); };
+  channel.onclose = () => { log("feed", feed, "chat channel closed"); updateChatControls(); };
+  channel.onerror = event => log("feed", feed, "chat channel: error", event.error || "unknown");
+  channel.onmessage = event => {
+    if (s.closed) return;
+    // The sender may have left since (its name is kept), or be announced only after its first message.
+    const sender = s.peers.get(feed) || { id: feed, name: s.janus.names.get(feed) || null, channel };
+    onChannelMessage(s, sender, event.data);
+  };
+}
+
+/**
+ * Sends `text` as `__msg` once, on our publisher channel: Janus relays it to everybody subscribed to us. True when
+ * sent, false when the channel is not open or nobody is in the room, null when it is too long for Janus (said so).
+ */
+function janusSendChat(s, text) {
+  const channel = s.janus.channel;
+  if (s.closed || !channel || channel.readyState !== "open" || s.peers.size === 0) return false;
+  const message = JSON.stringify({ type: "__msg", data: text });
+  if (new TextEncoder().encode(message).length > JANUS_MESSAGE_LIMIT) {
+    showNote("Too long for Janus to relay: at most " + JANUS_MESSAGE_LIMIT + " bytes.");
+    return null;
+  }
+  try {
+    channel.send(message);
+  } catch (error) {
+    log("sending chat to Janus failed:", error);
+    return false;
+  }
+  exchange.chatSent.push({ to: [...s.peers.keys()], text, atMs: Date.now() });
+  if (exchange.chatSent.length > RECORD_LIMIT) exchange.chatSent.splice(0, exchange.chatSent.length - RECORD_LIMIT);
+  showChat("you", text, true);
+  return true;
+}
+
+function janusChatControls(s) {
+  const live = s && !s.closed;
+  const open = !!(live && s.janus.channel && s.janus.channel.readyState === "open");
+  ui.chatSend.disabled = !open || s.peers.size === 0;
+  ui.fileSend.disabled = ui.fileInput.disabled = true;
+  const chat = !live ? "Not in a room. " : !open ? "The chat channel to Janus is not open yet. "
+    : s.peers.size === 0 ? "Nobody to chat with. " : "";
+  ui.chatNote.textContent = chat + "Files are shared in mesh rooms only.";
 }
 
 /** Leaves the room (`leave`, then `destroy` the session) and closes everything. */
