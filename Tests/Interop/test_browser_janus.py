@@ -285,11 +285,15 @@ def test_pages_in_a_janus_room_see_mute_state_and_janus_errors(tmp_path) -> None
             print(f"passed in {time.monotonic() - started:.1f} s")
 
 
+PAGE_LINE = "the page says 日本語 👋"
+BOT_LINE = "Linus here 你好 👋"
+
 def test_page_and_conftui_bots_in_a_janus_room_see_each_other(tmp_path) -> None:
     """Headless Chromium's page and two conftui bots (`--sfu janus`) in one Janus room: the page shows the bots'
     tiles by name and decodes their video (320x240: a browser keeps the full simulcast layer) at 10 frames/s or more,
     and each bot decodes the page's video at 10 frames/s or more and names it by its display; the page's Mute shows
-    in the bots' reports and a bot's mute on the page's tile."""
+    in the bots' reports and a bot's mute on the page's tile; chat both ways: a line typed in the page reaches both
+    bots' reports under the page's feed and name, and Linus's `--say` line the page's chat under his."""
     from testsupport.bot import BotProcess
     pages: list[Page] = []
     with emulated_internet() as net, JanusServer(net, tmp_path) as janus, Chromium(netns=net.public) as chromium:
@@ -298,7 +302,7 @@ def test_page_and_conftui_bots_in_a_janus_room_see_each_other(tmp_path) -> None:
             evidence.add(server, close=server.stop)
             bots = [evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", *extra, duration=60,
                                             host_candidates="all", netns=net.public))
-                    for name, extra in (("Grace", ("--mute-at", "12")), ("Linus", ()))]
+                    for name, extra in (("Grace", ("--mute-at", "12")), ("Linus", ("--say", BOT_LINE, "--say-after", "12")))]
             evidence.add(janus)
             feeds = {b.name: b.wait_joined() for b in bots}
             pages.append(chromium.new_page(page_url(server, janus, ROOM, "Ada"), "Ada", PAGE_READY))
@@ -329,5 +333,17 @@ def test_page_and_conftui_bots_in_a_janus_room_see_each_other(tmp_path) -> None:
             wait_for("the page shows Grace muted", 25, lambda s: (s["peers"].get(grace) or {}).get("media", {}).get("audioMuted") is True,
                      page)
             assert "Grace · muted" in page.evaluate(TILE_NAMES)
+            # Chat through Janus between the page and conftui's own client, both ways.
+            wait_for("the page can send chat", 5, lambda s: s["janus"]["channel"] == "open"
+                     and not page.evaluate("document.getElementById('chat-send').disabled"), page)
+            page.evaluate(f"""(() => {{ const input = document.getElementById('chat-input');
+                input.value = {json.dumps(PAGE_LINE)};
+                document.getElementById('chat-form').requestSubmit(); }})()""")
+            for bot in bots:
+                bot.wait_for_report(lambda r: [(c["name"], c["text"]) for c in r.get("chat", []) if c["from"] == me]
+                                    == [("Ada", PAGE_LINE)], 10, f"{bot.name} gets the page's line")
+            linus = feeds["Linus"]
+            got = wait_for("the page gets Linus's line", 10, lambda s: any(c["from"] == linus for c in s["chat"]) and s, page)
+            assert [(c["name"], c["text"]) for c in got["chat"] if c["from"] == linus] == [("Linus", BOT_LINE)], got["chat"]
             for bot in bots:
                 bot.stop()

@@ -210,12 +210,9 @@ public final class DataChannels {
     private func control(stream: UInt16, payload: [UInt8], now: TransportTime, into events: inout [Event]) -> SctpAssociation.Output {
         switch DcepMessage.parse(payload) {
         case .open(_, _, _, let label, let proto):
-            // The peer opens on its own parity only (RFC 8832 §6).
-            let peersParity: UInt16 = configuration.isDtlsClient ? 1 : 0
-            guard stream % 2 == peersParity else {
-                events.append(.warning("DATA_CHANNEL_OPEN on stream \(stream) of our parity refused"))
-                return SctpAssociation.Output()
-            }
+            // RFC 8832 §6 gives each side a parity, so that two OPENs never meet on one stream. Janus 1.1.2 takes the
+            // lowest free stream whatever its role (its relayed channels land on ours): a free stream of our parity is
+            // accepted too, and `open` skips streams in use, so nothing collides.
             guard channels[stream] == nil else {
                 events.append(.warning("DATA_CHANNEL_OPEN for open stream \(stream) ignored"))
                 return SctpAssociation.Output()

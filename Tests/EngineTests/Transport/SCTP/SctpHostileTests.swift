@@ -519,12 +519,20 @@ final class HostileSctpPeer {
 
     // MARK: - DCEP
 
-    @Test func anOpenOnOurOwnParityIsRefused() throws {
+    /// Janus takes the lowest free stream whatever its DTLS role (RFC 8832 §6 would give it the other parity): such an
+    /// OPEN is accepted on a free stream, and our own channels go round it.
+    @Test func anOpenOnAFreeStreamOfOurParityIsAcceptedAndOursGoElsewhere() throws {
         let p = try HostileSctpPeer()
         let out = p.data(stream: 1, ppid: DataChannelPPID.dcep, DcepMessage.open(channelType: 0, priority: 0, reliability: 0,
-                                                                                  label: "ours", protocol: "").encoded())
-        #expect(warned(out, "of our parity refused"))
-        #expect(p.b.openChannels == [0])
+                                                                                  label: "4242", protocol: "").encoded())
+        #expect(out.events.contains(.opened(1, label: "4242", protocol: "")))
+        #expect(p.b.openChannels == [0, 1])
+        let (mine, _) = try p.b.open(label: "mine", now: p.now)
+        #expect(mine == 3, "our next stream of our parity that is free")
+        // On a stream in use it is still a duplicate.
+        let again = p.data(stream: 3, ppid: DataChannelPPID.dcep, DcepMessage.open(channelType: 0, priority: 0, reliability: 0,
+                                                                                    label: "clash", protocol: "").encoded())
+        #expect(warned(again, "for open stream 3 ignored"))
         #expect(p.delivers("next"))
     }
 
