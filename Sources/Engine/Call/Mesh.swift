@@ -69,8 +69,9 @@ public struct Mesh: RoomPolicy, Sendable {
         switch signal {
         case .resumed(let me, let others):
             // The signaling connection came back and the server kept our place (docs/skyrtc-protocol.md §10), so
-            // nobody was told we left. The connections stay; whoever left meanwhile goes, and whoever came meanwhile
-            // (its offer went to the lost connection) is offered to.
+            // nobody was told we left. The connections stay; whoever left meanwhile goes, and whoever came meanwhile is
+            // offered to: its own offer went to the lost connection, or was held for us and arrives after `_peers`,
+            // in which case the two offers cross and the glare rule above keeps one.
             you = me
             let gone = peers.keys.filter { !others.contains($0) }.sorted()
             let new = others.filter { $0 != me && peers[$0] == nil }
