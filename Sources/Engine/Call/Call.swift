@@ -247,16 +247,7 @@ private final class CallLoop {
 
     /// One socket per host address.
     func bind(_ id: ConnectionID) -> [TransportAddress] {
-        var bound: [TransportAddress] = []
-        for ip in hostIPs() {
-            do {
-                let socket = try UdpSocket(bind: TransportAddress(ip: ip, port: 0))
-                sockets[socket.localAddress] = socket
-                bound.append(socket.localAddress)
-            } catch {
-                call.log("\(id): cannot bind \(ip): \(error)")
-            }
-        }
+        let bound = hostIPs().compactMap { openSocket(on: $0, for: id) }
         socketsOf[id] = bound
         call.openConnections.store(core.openConnections, ordering: .relaxed)
         return bound
@@ -270,17 +261,21 @@ private final class CallLoop {
         for address in socketsOf[id] ?? [] {
             if ips.contains(address.ip) { kept.append(address) } else { sockets[address] = nil }
         }
-        for ip in ips where !kept.contains(where: { $0.ip == ip }) {
-            do {
-                let socket = try UdpSocket(bind: TransportAddress(ip: ip, port: 0))
-                sockets[socket.localAddress] = socket
-                kept.append(socket.localAddress)
-            } catch {
-                call.log("\(id): cannot bind \(ip): \(error)")
-            }
-        }
+        kept += ips.filter { ip in !kept.contains { $0.ip == ip } }.compactMap { openSocket(on: $0, for: id) }
         socketsOf[id] = kept
         return kept
+    }
+
+    /// A UDP socket on `ip` (any port) for connection `id`; nil, and a log line, when it cannot be bound.
+    private func openSocket(on ip: IPAddress, for id: ConnectionID) -> TransportAddress? {
+        do {
+            let socket = try UdpSocket(bind: TransportAddress(ip: ip, port: 0))
+            sockets[socket.localAddress] = socket
+            return socket.localAddress
+        } catch {
+            call.log("\(id): cannot bind \(ip): \(error)")
+            return nil
+        }
     }
 
     func openDecoder(for peer: RemotePeerID) {
