@@ -187,60 +187,47 @@ final class SkyRTCSession: RoomSession {
                 post(.signalingLost(reason: reason, retryIn: nil))
                 return false
             }
-            return rejoin(reason: reason, backoff: &backoff)
+            return reconnect(resume: nil, reason: reason, backoff: &backoff)
         }
         post(.signalingInterrupted(reason: reason, retryIn: 0))
+        return reconnect(resume: token, reason: reason, backoff: &backoff)
+    }
+
+    /// Connects and joins until it works or the session stops: presenting `token` (a resume) at once, or as a
+    /// newcomer after a first wait; each failure waits as `backoff` says.
+    private func reconnect(resume token: String?, reason: String, backoff: inout ReconnectBackoff<SplitMixRandom>) -> Bool {
+        var waitFirst = token == nil
         while !isStopping {
+            if waitFirst {
+                backoff.failed(now: MonotonicInstant.now)
+                let wait = backoff.lastWaitSeconds
+                post(token == nil ? .signalingLost(reason: reason, retryIn: wait) : .signalingInterrupted(reason: reason, retryIn: wait))
+                log(String(format: "reconnecting in %.1f s", wait))
+                while !isStopping && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
+                if isStopping { return false }
+            }
+            waitFirst = true
             do {
                 let (client, peers, earlier) = try connect(resume: token)
                 if isStopping || link.isClosed {
                     client.close()
                     return false
                 }
-                switch presence.withLock({ $0.rejoined(peers) }) {
+                switch token == nil ? .newcomer : presence.withLock({ $0.rejoined(peers) }) {
                 case .resumed(let left, let came):
                     resumed(client, peers, earlier, left: left, came: came)
                 case .newcomer:
-                    log("the server did not keep our place (now \(peers.you.rawValue)): joining as a newcomer")
-                    call.signalingLost()
-                    post(.signalingLost(reason: reason, retryIn: nil))
+                    if token != nil {
+                        log("the server did not keep our place (now \(peers.you.rawValue)): joining as a newcomer")
+                        call.signalingLost()
+                        post(.signalingLost(reason: reason, retryIn: nil))
+                    }
                     enter(client, peers, earlier)
                 }
                 backoff.joined()
                 return true
             } catch {
                 log("reconnect failed: \(error)")
-                backoff.failed(now: MonotonicInstant.now)
-                post(.signalingInterrupted(reason: reason, retryIn: backoff.lastWaitSeconds))
-                log(String(format: "reconnecting in %.1f s", backoff.lastWaitSeconds))
-                while !isStopping && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
-            }
-        }
-        return false
-    }
-
-    /// Joins again as a newcomer, with backoff between failed attempts (a server without resume tokens).
-    private func rejoin(reason: String, backoff: inout ReconnectBackoff<SplitMixRandom>) -> Bool {
-        var failedAt = MonotonicInstant.now
-        while !isStopping {
-            backoff.failed(now: failedAt)
-            let wait = backoff.lastWaitSeconds
-            post(.signalingLost(reason: reason, retryIn: wait))
-            log(String(format: "reconnecting in %.1f s", wait))
-            while !isStopping && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
-            if isStopping { return false }
-            do {
-                let (client, peers, earlier) = try connect(resume: nil)
-                if isStopping || link.isClosed {
-                    client.close()
-                    return false
-                }
-                enter(client, peers, earlier)
-                backoff.joined()
-                return true
-            } catch {
-                log("reconnect failed: \(error)")
-                failedAt = MonotonicInstant.now
             }
         }
         return false

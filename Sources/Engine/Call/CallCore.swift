@@ -374,8 +374,7 @@ public final class CallCore {
                 log("\(short(c.peer)): the TURN allocation's socket went with the old address; allocating a new one")
                 c.relay = nil
                 c.relayJoinsRestart = true
-                startRelay(relay.server, for: c, now: now)
-                for ip in c.remoteRelayPeers { take(c.relay?.handle(.permit(ip), now: now) ?? .init(), for: c, now: now) }
+                allocateAgain(relay.server, for: c, now: now)
             }
         }
         feed(c, .command(.restartIce(relayed: relayed, mapped: nil, hosts: addresses)), now: now)
@@ -526,7 +525,12 @@ public final class CallCore {
         }
         c.relayReallocations += 1
         log("\(short(c.peer)): TURN relay lost: \(reason); allocating a new one")
-        startRelay(relay.server, for: c, now: now)
+        allocateAgain(relay.server, for: c, now: now)
+    }
+
+    /// A new allocation in place of a lost one, with a permission at once for every peer address the old one had.
+    private func allocateAgain(_ server: TurnServer, for c: CallConnection, now: TransportTime) {
+        startRelay(server, for: c, now: now)
         for ip in c.remoteRelayPeers { take(c.relay?.handle(.permit(ip), now: now) ?? .init(), for: c, now: now) }
     }
 
