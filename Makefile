@@ -109,7 +109,7 @@ fuzz: build
 
 # Coverage-guided fuzzing with libFuzzer (Sources/ConfTUIFuzz/README.md): one binary, instrumented with ASan and
 # coverage, in its own build directory so the ordinary build is untouched; CONFTUI_FUZZ_TARGET picks the target.
-FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m turn sctp dcep peer-messages janus
+FUZZ_TARGETS := signaling stun ice media dtls websocket json y4m turn sctp dcep peer-messages janus rooms
 FUZZ_SCRATCH := .build/fuzz
 FUZZER_LIB = $(firstword $(wildcard $(dir $(realpath $(shell command -v swiftc)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a))
 FUZZ_BIN = $(FUZZ_SCRATCH)/debug/conftui-fuzz

@@ -16,6 +16,7 @@ enum FuzzTargets {
         ("dcep", DcepTarget.run),
         ("peer-messages", PeerMessagesTarget.run),
         ("janus", JanusTarget.run),
+        ("rooms", RoomsTarget.run),
     ]
 
     static var names: [String] { all.map(\.name) }

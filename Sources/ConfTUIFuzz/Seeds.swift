@@ -29,7 +29,15 @@ enum Seeds {
     static func all() -> [(String, [(String, [UInt8])])] {
         [("signaling", signaling()), ("stun", stun()), ("ice", ice()), ("media", media()), ("dtls", dtls()),
          ("websocket", websocket()), ("json", json()), ("y4m", y4m()), ("turn", turn()),
-         ("sctp", sctp()), ("dcep", dcep()), ("peer-messages", peerMessages()), ("janus", janus())]
+         ("sctp", sctp()), ("dcep", dcep()), ("peer-messages", peerMessages()), ("janus", janus()), ("rooms", rooms())]
+    }
+
+    /// (Control 0x04: the conftui format, a grace of 2 s.) Two joins, a silent drop, a resume presenting the dropped one's token, an offer to it, a clean close, time.
+    static func rooms() -> [(String, [UInt8])] {
+        let join = Array(#"{"eventName":"__join","data":{"room":"r","resumable":true}}"#.utf8)
+        let offer = Array(#"{"eventName":"__offer","data":{"socketId":"s0","sdp":{"type":"offer","sdp":"v=0"}}}"#.utf8)
+        let resume: [UInt8] = [0x04] + [0x00] + chunk(join) + [0x10] + chunk(join) + [0x09] + [0x26, 0x00] + [0x10] + chunk(offer)
+        return [("resume", resume), ("close-and-expire", [0x02, 0x00] + chunk(join) + [0x09, 0x0F, 0x0F, 0x18, 0x0F])]
     }
 
     static let peer = SocketID("0d0c0b0a-0000-4000-8000-000000000001")
