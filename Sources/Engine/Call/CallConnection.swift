@@ -49,8 +49,14 @@ final class CallConnection {
     /// Channels a forwarding server opened on a `.bySection` connection, by stream id: whose messages they carry
     /// (Janus labels each with the sending publisher's feed id).
     var dataOwners: [UInt16: RemotePeerID] = [:]
-    /// Channels the server opened whose label named nobody (bounded by the association's streams).
-    var ignoredChannels: Set<UInt16> = []
+    /// Channels the server opened whose label named nobody yet, by stream id (bounded by the association's streams),
+    /// with the events that came on them meanwhile (the opening, then at most `maxHeldEvents` messages, `heldBytes` in
+    /// all, at most `maxHeldBytes`; past those, messages are dropped): Janus can relay a
+    /// newcomer's first message before its offer tells us whose the newcomer's sections are.
+    var unclaimedChannels: [UInt16: (label: String, events: [DataChannelEvent])] = [:]
+    var heldBytes = 0
+    static let maxHeldBytes = 64 * 1024
+    static let maxHeldEvents = 16
     /// The receiving video sections last told (`CallEvent.videoStreams`), per participant.
     var videoStreams: [RemotePeerID: [String]] = [:]
 
@@ -89,9 +95,10 @@ final class CallConnection {
         case connection
         /// A participant whose messages the forwarding server relays on a channel of its own.
         case participant(RemotePeerID)
-        /// A channel the server opened whose label names no participant of this connection: not delivered.
+        /// A channel the server opened whose label names no participant of this connection (yet): held, with what
+        /// comes on it, until the label does (`claimChannels`), within bounds.
         case nobody(label: String)
-        /// A later event of such a channel.
+        /// A later event of such a channel (held, or dropped past the bounds).
         case dropped
     }
 
@@ -103,21 +110,53 @@ final class CallConnection {
         switch event {
         case .opened(let id, let label, let byPeer, _):
             guard byPeer else { return .connection }
-            guard let owner = Set(owners.values).first(where: { $0.rawValue == label }) else {
+            release(id)
+            guard let owner = owner(labelled: label) else {
                 dataOwners[id] = nil
-                ignoredChannels.insert(id)
+                unclaimedChannels[id] = (label, [event])
                 return .nobody(label: label)
             }
-            ignoredChannels.remove(id)
             dataOwners[id] = owner
             return .participant(owner)
-        case .message(let id, _), .buffered(let id, _, _), .sendFailed(let id, _):
-            if ignoredChannels.contains(id) { return .dropped }
+        case .message(let id, let message):
+            guard var held = unclaimedChannels[id] else { return dataOwners[id].map(DataRoute.participant) ?? .connection }
+            let size = message.byteCount
+            if held.events.count <= Self.maxHeldEvents, heldBytes + size <= Self.maxHeldBytes {
+                held.events.append(event)
+                heldBytes += size
+                unclaimedChannels[id] = held
+            }
+            return .dropped
+        case .buffered(let id, _, _), .sendFailed(let id, _):
+            if unclaimedChannels[id] != nil { return .dropped }
             return dataOwners[id].map(DataRoute.participant) ?? .connection
         case .closed(let id):
-            if ignoredChannels.remove(id) != nil { return .dropped }
+            if release(id) { return .dropped }
             return dataOwners.removeValue(forKey: id).map(DataRoute.participant) ?? .connection
         }
+    }
+
+    /// Channels held because their label named nobody, whose label names an owner now (the section map changed):
+    /// theirs from now on, with the events held for them, in order.
+    func claimChannels() -> [(RemotePeerID, [DataChannelEvent])] {
+        var claimed: [(RemotePeerID, [DataChannelEvent])] = []
+        for id in unclaimedChannels.keys.sorted() {
+            guard let held = unclaimedChannels[id], let owner = owner(labelled: held.label) else { continue }
+            release(id)
+            dataOwners[id] = owner
+            claimed.append((owner, held.events))
+        }
+        return claimed
+    }
+
+    private func owner(labelled label: String) -> RemotePeerID? { Set(owners.values).first { $0.rawValue == label } }
+
+    /// Forgets a held channel and what it held; true when there was one.
+    @discardableResult
+    private func release(_ id: UInt16) -> Bool {
+        guard let held = unclaimedChannels.removeValue(forKey: id) else { return false }
+        for case .message(_, let message) in held.events { heldBytes -= message.byteCount }
+        return true
     }
 
     /// The core's part of the participant's snapshot: how it connected and its transport and RTP figures (the
@@ -127,5 +166,13 @@ final class CallConnection {
                      localCandidates: signalledCandidates,
                      transport: connection?.stats(now: now) ?? PeerConnection.Stats(state: .new, iceState: "new"),
                      video: ReceivedVideoSnapshot(), audio: ReceivedAudioSnapshot())
+    }
+}
+
+private extension DataChannels.Message {
+    var byteCount: Int {
+        switch self {
+        case .text(let bytes), .binary(let bytes): bytes.count
+        }
     }
 }

@@ -280,6 +280,10 @@ public final class CallCore {
             if c.state != .new { out.effects.append(.event(.peerState(p, c.state, cause: "forwarded by \(short(c.peer))"))) }
         }
         tellVideoStreams(c)
+        for (owner, events) in c.claimChannels() {
+            log("\(short(c.peer)): the data channel labelled \(owner.rawValue) is \(short(owner))'s now (\(events.count - 1) messages held)")
+            for event in events { out.effects.append(.dataChannel(owner, event)) }
+        }
     }
 
     private func closeParticipant(_ p: RemotePeerID, of c: CallConnection, now: TransportTime) {
@@ -480,7 +484,7 @@ public final class CallCore {
             switch c.dataRoute(of: event) {
             case .connection: out.effects.append(.dataChannel(peer, event))
             case .participant(let owner): out.effects.append(.dataChannel(owner, event))
-            case .nobody(let label): log("\(short(peer)): a data channel labelled \(RemoteInputLimits.quote(label)) names no participant: ignored")
+            case .nobody(let label): log("\(short(peer)): a data channel labelled \(RemoteInputLimits.quote(label)) names no participant yet: held")
             case .dropped: break
             }
         case .warning(let text): log("\(short(peer)): \(text)")
