@@ -173,3 +173,46 @@ def test_simulcast_a_small_picture_subscriber_gets_the_low_layer(tmp_path) -> No
         assert 0 < kbps["Small"] <= kbps["Full"] / 3, kbps
         for b in publishers + [full, small]:
             b.stop()
+
+
+def test_publishers_stop_the_encoding_nobody_takes_and_start_it_for_a_newcomer(tmp_path) -> None:
+    """Three bots showing others at 160x120 say so on their data channels (`__layers`): each stops encoding its full
+    picture, and still decodes the two others at 14 frames/s, 160 pixels wide, cards read back. A fourth bot taking
+    the full picture joins: the three start their full encodings again (at a keyframe) and it decodes them 320 pixels
+    wide; when it leaves, they stop again."""
+    with emulated_internet() as net, JanusServer(net, tmp_path) as janus, evidence_on_failure() as evidence:
+        evidence.add(janus)
+
+        def bot(name: str, *extra: str) -> BotProcess:
+            return evidence.add(BotProcess(janus.url, str(ROOM), name, tmp_path, "--sfu", "janus", *extra, duration=90,
+                                           host_candidates="all", netns=net.public))
+        small = [bot(name, "--receive-size", "160x120") for name in ("Ada", "Bea", "Cy")]
+        feeds = {b.name: int(b.wait_joined()) for b in small}
+
+        def paused(b: BotProcess) -> list:
+            return ((b.report_now() or {}).get("local") or {}).get("pausedVideoLayers")
+
+        def sees_all(viewer: BotProcess, publishers: list[BotProcess], width: int) -> bool:
+            report = viewer.report_now()
+            peers = (report or {}).get("peers") or {}
+            return all(bot_sees(report, feeds[p.name], bot_participant(p.name))
+                       and (peers[str(feeds[p.name])].get("video") or {}).get("width") == width
+                       for p in publishers if p is not viewer)
+        wait_for(lambda: all(paused(b) == ["full"] and sees_all(b, small, 160) for b in small), 30,
+                 "the three stop their full encodings and decode each other at 160x120", small)
+        assert all("sending only the low encoding" in b.log_path.read_text() for b in small)
+
+        dee = bot("Dee")
+        feeds["Dee"] = int(dee.wait_joined())
+        wait_for(lambda: all(paused(b) == [] for b in small) and sees_all(dee, small, 320), 20,
+                 "the three send their full encodings again and Dee decodes them at 320x240", small + [dee])
+        # Dee's own full picture: the three take the low one, so Dee stops it as they did.
+        wait_for(lambda: paused(dee) == ["full"] and all(sees_all(b, small + [dee], 160) for b in small), 20,
+                 "Dee sends only its low encoding and the three see it", small + [dee])
+
+        dee.stop()
+        wait_for(lambda: all(paused(b) == ["full"] for b in small), 15,
+                 "the three stop their full encodings again once Dee left", small)
+        assert all(sees_all(b, small, 160) for b in small)
+        for b in small:
+            b.stop()

@@ -25,6 +25,13 @@ final class JanusSession: RoomSession {
     /// for (Janus's `substream`: 0 the low encoding, 1 the full one; nil: never asked, Janus sends the full one).
     private let wanted: Mutex<(width: Int, height: Int)?>
     private let substream = Mutex<Int?>(nil)
+    /// Which of our simulcast encodings the others take (`SimulcastDemand`), and what was last applied to the encoder.
+    private let demand = Mutex<(state: SimulcastDemand, applied: (full: Bool, low: Bool))>((SimulcastDemand(), (true, true)))
+    /// Our publication's data channel, which carries our `JanusLayerWish` to everyone, and when we last said it.
+    private let publication = Mutex<(channel: UInt16?, saidAt: MonotonicInstant?)>((nil, nil))
+    /// The wish is said again this often: the server relays it only to those subscribed to us at the time, and a
+    /// newcomer subscribes some time after it appears.
+    static let wishInterval = 2.0
     /// The low simulcast encoding is half the publisher's picture: 160x120 for the usual 320x240. A tile it fills
     /// (a terminal tile is about 128x96) gets it; a larger one the full picture.
     static let lowLayerSize = (width: 160, height: 120)
@@ -53,7 +60,10 @@ final class JanusSession: RoomSession {
         call = try Call(options: callOptions, policy: SfuRoom(),
                         onSignal: { box.session?.callSignal($0) },
                         onMediaAnnouncement: { box.session?.feed(.setSending(audio: !$0.audioMuted, video: $0.videoOn)) },
-                        onData: { messaging.dataEvent($0, $1) })
+                        onData: { peer, event in
+                            guard box.session?.layerWishes(peer, event) != true else { return }
+                            messaging.dataEvent(peer, event)
+                        })
         messaging.attach(call)
         box.session = self
     }
@@ -116,6 +126,8 @@ final class JanusSession: RoomSession {
     private func readLoop() {
         while !finished.load(ordering: .acquiring), let client = socket.withLock({ $0 }) {
             pump(client, until: MonotonicInstant.now + 0.25)
+            let due = publication.withLock { $0.saidAt.map { MonotonicInstant.now - $0 >= Self.wishInterval } ?? true }
+            if due { sayLayerWish() }
         }
     }
 
@@ -193,6 +205,7 @@ final class JanusSession: RoomSession {
             chooseLayers(newSections: true)
         case .participant(let feed, let display):
             post(.peerJoined(Self.participant(feed), name: display))
+            applyDemand { $0.joined(Self.participant(feed)) }
         case .participantLeft(let feed):
             // After a clean `leave` Janus may send no new offer: its sections stop being anyone's now.
             let gone = Self.participant(feed)
@@ -202,6 +215,7 @@ final class JanusSession: RoomSession {
             }
             call.handle(.sections(of: SfuRoom.subscriber, owners: map))
             post(.peerLeft(gone))
+            applyDemand { $0.left(gone) }
         case .participantMedia(let feed, let audio, let video):
             post(.peerMedia(Self.participant(feed), RemoteMediaState(audioMuted: !audio, videoOn: video)))
         case .talking(let feed, let talking):
@@ -237,9 +251,63 @@ final class JanusSession: RoomSession {
         let choice = fitsLow ? 0 : 1
         let previous = substream.withLock { s in defer { s = choice }; return s }
         guard newSections || previous != choice else { return }
-        if previous != choice { log("receiving the \(fitsLow ? "low" : "full") simulcast layer for pictures of \(size.width)x\(size.height)") }
+        if previous != choice {
+            log("receiving the \(fitsLow ? "low" : "full") simulcast layer for pictures of \(size.width)x\(size.height)")
+            // Said before asking Janus: a publisher that paused the layer we now want starts it again at once.
+            sayLayerWish()
+        }
         let mids = owners.withLock { Array($0.keys) }
         feed(.setSubstreams(Dictionary(uniqueKeysWithValues: mids.map { ($0, choice) })))
+    }
+
+    /// The simulcast encoding we take of every publisher (what `chooseLayers` asks Janus for; the full one until we
+    /// know the size we show pictures at).
+    private var layerWish: JanusLayerWish {
+        guard let size = wanted.withLock({ $0 }) else { return .full }
+        return size.width <= Self.lowLayerSize.width && size.height <= Self.lowLayerSize.height ? .low : .full
+    }
+
+    /// Says our wish on our publication's channel, if it is open.
+    private func sayLayerWish() {
+        guard let channel = publication.withLock({ p -> UInt16? in
+            guard let channel = p.channel else { return nil }
+            p.saidAt = MonotonicInstant.now
+            return channel
+        }) else { return }
+        call.sendData(.text(layerWish.message), to: SfuRoom.publisher, channel: channel)
+    }
+
+    /// Takes the data channel events that are about layer wishes (the others' wishes, our publication's channel
+    /// opening and closing); true when the event was a wish and is used up. From the call's event thread.
+    fileprivate func layerWishes(_ peer: RemotePeerID, _ event: DataChannelEvent) -> Bool {
+        switch event {
+        case .opened(let id, _, _, _) where peer == SfuRoom.publisher:
+            publication.withLock { $0 = (id, nil) }
+        case .closed(let id) where peer == SfuRoom.publisher:
+            publication.withLock { if $0.channel == id { $0 = (nil, nil) } }
+        case .message(_, .text(let bytes)) where peer != SfuRoom.publisher && peer != SfuRoom.subscriber:
+            guard let wish = JanusLayerWish.parse(bytes) else { return false }
+            applyDemand { $0.heard(wish == .low ? .low : .full, from: peer) }
+            return true
+        default:
+            break
+        }
+        return false
+    }
+
+    /// Changes what we know of the others' wishes and pauses or resumes our encodings to match.
+    private func applyDemand(_ change: (inout SimulcastDemand) -> Void) {
+        let decision = demand.withLock { d -> (full: Bool, low: Bool)? in
+            change(&d.state)
+            let layers = d.state.layers
+            guard layers != d.applied else { return nil }
+            d.applied = layers
+            return layers
+        }
+        guard let layers = decision else { return }
+        call.media.pauseLayers(full: !layers.full, low: !layers.low)
+        log(layers.full && layers.low ? "simulcast: sending both encodings"
+            : "simulcast: sending only the \(layers.full ? "full" : "low") encoding: everyone here takes it")
     }
 
     /// A publisher's feed id as the call and the screen name it.

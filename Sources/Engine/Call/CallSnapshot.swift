@@ -41,6 +41,8 @@ public struct LocalMediaSnapshot: Sendable, Codable, Equatable {
     public var videoBitrateKbps: Int
     /// The low encoding's rate while the call sends two (`EncodingPlan`), else nil.
     public var lowVideoBitrateKbps: Int? = nil
+    /// The simulcast encodings not made now because nobody in the room takes them ("full", "low"; `SimulcastDemand`).
+    public var pausedVideoLayers: [String] = []
     public var videoFramesEncoded: Int
     /// Bytes of VP8 the encoder produced (once, whatever the number of peers): the own send rate.
     public var videoBytesEncoded: UInt64 = 0

@@ -78,6 +78,8 @@ public final class MediaPipeline: Sendable {
     /// no low encoding).
     private let bitrateKbps = Atomic<Int>(0)
     private let lowBitrateKbps = Atomic<Int>(0)
+    /// One bit per layer, like `keyframeWanted`: that encoding is not made (`pauseLayers`, nobody takes it).
+    private let pausedLayers = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
     private let queue = Mutex<[EncodedMedia]>([])
     private let counters: Mutex<LocalMediaSnapshot>
@@ -183,6 +185,19 @@ public final class MediaPipeline: Sendable {
     /// Any number of requests before the next frame make one keyframe of that encoding (coalesced across peers).
     public func requestKeyframe(layer: EncodingPlan.Layer = .full) { keyframeWanted.bitwiseOr(1 << layer.rawValue, ordering: .relaxed) }
     public func switchSource() { switchRequests.add(1, ordering: .relaxed) }
+    /// Stops or resumes making each simulcast encoding (`SimulcastDemand`: nobody in a forwarding server's room takes
+    /// it). A resumed encoding starts at a keyframe (`runVideo`): its receivers' decoders have nothing to refer to.
+    public func pauseLayers(full: Bool, low: Bool) {
+        let paused = (full ? 1 << EncodingPlan.Layer.full.rawValue : 0) | (low ? 1 << EncodingPlan.Layer.low.rawValue : 0)
+        let before = pausedLayers.exchange(paused, ordering: .relaxed)
+        // A subscriber the server had on the encoding that stops moves to the other only at one of its keyframes
+        // (Janus switches layers at keyframes, and falls back on its own only from the higher one).
+        if paused & ~before != 0 { keyframeWanted.bitwiseOr(0b11 & ~paused, ordering: .relaxed) }
+        counters.withLock {
+            $0.pausedVideoLayers = EncodingPlan.Layer.allCases.filter { paused & 1 << $0.rawValue != 0 }.map { "\($0)" }
+        }
+    }
+
     /// The encodings' rates (`EncodingPlan`), within the configured maximum; `lowKbps` nil stops the low encoding.
     public func setVideoBitrates(fullKbps: Int, lowKbps: Int?) {
         let top = options.videoBitrateKbps, bottom = EncodingPlan.minimumKbps
@@ -212,8 +227,9 @@ public final class MediaPipeline: Sendable {
         let bit = 1 << layer.rawValue
         let force = keyframeWanted.bitwiseAnd(~bit, ordering: .relaxed).oldValue & bit != 0
         guard let encoded = try? encoder.encode(frame, forceKeyframe: force) else { return }
-        // The statistics describe the full encoding (what the screen shows as "you send").
-        if layer == .full {
+        // The statistics describe the full encoding (what the screen shows as "you send"), or the low one while the
+        // full one is paused.
+        if layer == .full || pausedLayers.load(ordering: .relaxed) & 1 << EncodingPlan.Layer.full.rawValue != 0 {
             counters.withLock {
                 $0.videoFramesEncoded += 1; $0.videoBytesEncoded += UInt64(encoded.data.count)
                 if encoded.isKeyframe { $0.keyframesEncoded += 1 }
@@ -244,6 +260,7 @@ public final class MediaPipeline: Sendable {
         func now() -> Double { MonotonicClock.now() - origin }
         // A capture device's own buffer (AlsaPCM's 60 ms) is the slack it may run ahead of the clock.
         var pacer = FramePacer(lead: Self.isDevice(input) ? 0.06 : 0)
+        var mutedInDTX = false
         while running.load(ordering: .acquiring) {
             let wasDevice = Self.isDevice(input)
             let captured = input.nextFrame()   // a device blocks here for up to 20 ms
@@ -254,7 +271,13 @@ public final class MediaPipeline: Sendable {
             // are digital silence, which Opus DTX skips.
             let isMuted = muted.load(ordering: .relaxed)
             let level = isMuted ? 0 : AudioAnalysis.rmsLevel(captured.samples)
-            if let (packet, isDTX) = try? opus.encode(isMuted ? .silence : captured) {
+            // Once the encoder has gone quiet on a muted microphone (DTX), the rest of the mute is DTX without asking
+            // it: encoding 50 frames of digital silence a second cost a participant more CPU than its own video did
+            // (docs/call.md, "Audio"). The packetizer still counts each frame, so timestamps keep pace with time.
+            let encoded: (packet: [UInt8], isDTX: Bool)? = isMuted && mutedInDTX ? ([], true)
+                : try? opus.encode(isMuted ? .silence : captured)
+            if let (packet, isDTX) = encoded {
+                mutedInDTX = isMuted && isDTX
                 counters.withLock {
                     $0.audioFramesEncoded += 1
                     if isDTX { $0.audioDTXFrames += 1 }
@@ -300,6 +323,7 @@ public final class MediaPipeline: Sendable {
         var bitrateInUse = o.videoBitrateKbps
         // The low encoding's encoder exists while the plan asks for it (a fresh one starts with a keyframe).
         var low: (encoder: VP8Encoder, kbps: Int)?
+        var skipped = (full: false, low: false)
         while running.load(ordering: .acquiring) {
             let t = now()
             if t >= nextVideo {
@@ -331,9 +355,24 @@ public final class MediaPipeline: Sendable {
                     localFrame.withLock { $0 = nil }
                 } else if let frame = try? switcher.nextFrame() {
                     localFrame.withLock { $0 = frame }
-                    encode(frame, with: vp8, layer: .full)
-                    if let low, let small = try? I420Scaler.scale(frame, width: Self.lowSize(o.width), height: Self.lowSize(o.height)) {
-                        encode(small, with: low.encoder, layer: .low)
+                    // The full encoding pauses only while a low one is made: a call without simulcast always sends it.
+                    // An encoding that skipped frames starts again at a keyframe.
+                    let paused = pausedLayers.load(ordering: .relaxed)
+                    if paused & 1 << EncodingPlan.Layer.full.rawValue == 0 || low == nil {
+                        if skipped.full { requestKeyframe(layer: .full) }
+                        encode(frame, with: vp8, layer: .full)
+                        skipped.full = false
+                    } else {
+                        skipped.full = true
+                    }
+                    if let low, paused & 1 << EncodingPlan.Layer.low.rawValue == 0 {
+                        if skipped.low { requestKeyframe(layer: .low) }
+                        if let small = try? I420Scaler.scale(frame, width: Self.lowSize(o.width), height: Self.lowSize(o.height)) {
+                            encode(small, with: low.encoder, layer: .low)
+                        }
+                        skipped.low = false
+                    } else {
+                        skipped.low = true
                     }
                 }
                 nextVideo += videoInterval

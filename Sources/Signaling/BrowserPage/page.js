@@ -794,6 +794,9 @@ function onChannelMessage(s, peer, data) {
     return log("unreadable message from", short(peer.id), "dropped:", error);
   }
   const isObject = message !== null && typeof message === "object" && !Array.isArray(message);
+  // A terminal in a Janus room says which simulcast encoding it takes, so publishers can stop the other one; the page
+  // takes the full one and says nothing, which publishers count as wanting both.
+  if (isObject && message.type === "__layers" && s.janus) return;
   if (isObject && message.type === "__file") {
     // Through the SFU every participant would see every ask, accept and chunk meant for one of them.
     if (s.janus) return log("file message from feed", peer.id, "dropped: files are shared in mesh rooms only");
