@@ -171,3 +171,30 @@ func audioUnderRandomLossIsRecoveredOrConcealed(loss: Double) throws {
     let lastSecond = out[(out.count - 60)..<(out.count - 10)].flatMap(\.samples)
     #expect(abs((AudioAnalysis.dominantFrequency(lastSecond) ?? 0) - 660) < 5)
 }
+
+/// A sender that goes quiet (muted: DTX, nothing sent for seconds) is concealed for `maxConcealedRun` slots, then
+/// played as silence without running the decoder; its next packets play again.
+@Test func aLongGapIsConcealedFor500MsThenSilence() {
+    var buffer = AudioJitterBuffer()
+    var now = TransportTime.zero
+    func packet(_ i: Int) -> RTPPacket {
+        RTPPacket(payloadType: PayloadType(rawValue: 111)!, sequenceNumber: SequenceNumber(UInt16(i)), timestamp: UInt32(i * 960),
+                  ssrc: SSRC(1), payload: [0xfc, UInt8(i & 0xff)])
+    }
+    var pulls: [AudioJitterBuffer.Pull] = []
+    // 1 s of packets, 3 s of nothing (DTX), 1 s of packets again: one pull per 20 ms throughout.
+    for slot in 0..<250 {
+        if slot < 50 || slot >= 200 { buffer.insert(packet(slot), now: now) }
+        now = now + .milliseconds(20)
+        pulls.append(buffer.pull(now: now))
+    }
+    func isConceal(_ p: AudioJitterBuffer.Pull) -> Bool { p == .conceal }
+    let firstGap = pulls.firstIndex(where: isConceal)!
+    let gap = pulls[firstGap...].prefix { $0 == .conceal || $0 == .silence }
+    #expect(gap.count > 120)
+    #expect(gap.filter(isConceal).count == AudioJitterBuffer.maxConcealedRun)
+    #expect(gap.dropFirst(AudioJitterBuffer.maxConcealedRun).allSatisfy { $0 == .silence })
+    #expect(buffer.framesSilencedInGaps == gap.count - AudioJitterBuffer.maxConcealedRun)
+    // Playing again after the gap.
+    #expect(pulls.suffix(30).allSatisfy { if case .packet = $0 { true } else { false } })
+}

@@ -6,10 +6,13 @@ import EngineTransport
 /// - `.recoverFromNext(bytes)`: the slot's packet is missing but the next one is here: rebuild the
 ///   slot from its in-band FEC (RFC 6716 §2.1.7, `OpusDecoder.recover(from:)`);
 /// - `.conceal`: nothing usable, run packet-loss concealment (`OpusDecoder.conceal()`);
-/// - `.silence`: the stream has not started yet (nothing to decode or conceal from).
+/// - `.silence`: the stream has not started yet (nothing to decode or conceal from), or nothing came for longer than
+///   `maxConcealedRun` slots.
 ///
 /// Slots are keyed by RTP timestamp, not sequence number, so DTX pauses (no packets, timestamps
-/// jump) play as concealment that fades out, and duplicates or reordered packets fall into their
+/// jump) play as concealment that fades out, then as silence (a muted or silent sender sends nothing for seconds:
+/// running the decoder's concealment for every slot of it would cost as much as decoding, for nothing audible), and
+/// duplicates or reordered packets fall into their
 /// own slot. The delay adapts between `minDelay` and `maxDelay` from the measured interarrival
 /// jitter (RFC 3550 A.8 estimator): target = 20 ms + 4·J. Playout lag above the target by more than
 /// two frames drops the oldest frame; a missing slot while the lag is below target is concealed
@@ -31,6 +34,9 @@ public struct AudioJitterBuffer: Sendable {
     }
 
     static let frameTicks: Int64 = 960
+    /// Slots concealed in a row before the rest of a gap is silence: 500 ms. Opus's concealment has faded out well
+    /// before that (it attenuates what it repeats frame by frame), so the switch is not heard.
+    public static let maxConcealedRun = 25
     static let frameDuration: Duration = .milliseconds(20)
 
     public var configuration: Configuration
@@ -46,6 +52,9 @@ public struct AudioJitterBuffer: Sendable {
     public private(set) var packetsPlayed = 0
     public private(set) var framesRecovered = 0
     public private(set) var framesConcealed = 0
+    /// Slots of a gap past `maxConcealedRun`, given as silence.
+    public private(set) var framesSilencedInGaps = 0
+    private var concealedRun = 0
     public private(set) var duplicates = 0
     public private(set) var latePackets = 0
     public private(set) var framesDroppedForDelay = 0
@@ -126,19 +135,30 @@ public struct AudioJitterBuffer: Sendable {
         if let payload = slots.removeValue(forKey: next) {
             nextSlot = next + 1
             packetsPlayed += 1
+            concealedRun = 0
             return .packet(payload)
         }
         let lag = (slots.keys.max() ?? next) - next
         if slots[next + 1] == nil, !slots.isEmpty, lag < targetFrames - 1 {
             // Below target and the slot is missing: stretch (conceal without consuming the slot).
             nextSlot = next
-            framesConcealed += 1
-            return .conceal
+            return concealment()
         }
         nextSlot = next + 1
         if let following = slots[next + 1] {
             framesRecovered += 1
+            concealedRun = 0
             return .recoverFromNext(following)
+        }
+        return concealment()
+    }
+
+    /// A slot with nothing to play: concealed, or silence once the gap is longer than `maxConcealedRun` slots.
+    private mutating func concealment() -> Pull {
+        concealedRun += 1
+        guard concealedRun <= Self.maxConcealedRun else {
+            framesSilencedInGaps += 1
+            return .silence
         }
         framesConcealed += 1
         return .conceal
