@@ -105,7 +105,7 @@ final class RemoteMedia {
             audio.silentSlots += 1
             frame = .silence
         }
-        audio.peakLevel = max(audio.peakLevel, AudioAnalysis.rmsLevel(frame.samples))
+        if pull != .silence { audio.peakLevel = max(audio.peakLevel, AudioAnalysis.rmsLevel(frame.samples)) }
         recent.append(frame.samples)
         return frame
     }

@@ -163,13 +163,13 @@ public final class VP8Decoder {
         while let img = vpx_codec_get_frame(ctx, &iter) {
             let w = Int(img.pointee.d_w), h = Int(img.pointee.d_h)
             let cw = (w + 1) / 2, ch = (h + 1) / 2
+            // Each row copied straight into the new plane (no zero fill first: every byte is written).
             func plane(_ p: UnsafeMutablePointer<UInt8>?, _ stride: Int32, _ pw: Int, _ ph: Int) -> [UInt8] {
-                var out = [UInt8](repeating: 0, count: pw * ph)
-                guard let p else { return out }
-                out.withUnsafeMutableBufferPointer { o in
-                    for row in 0..<ph { (o.baseAddress! + row * pw).update(from: p + row * Int(stride), count: pw) }
+                guard let p, pw > 0, ph > 0 else { return [UInt8](repeating: 0, count: pw * ph) }
+                return [UInt8](unsafeUninitializedCapacity: pw * ph) { o, count in
+                    for row in 0..<ph { (o.baseAddress! + row * pw).initialize(from: p + row * Int(stride), count: pw) }
+                    count = pw * ph
                 }
-                return out
             }
             result = try VideoFrame(width: w, height: h,
                                     y: plane(img.pointee.planes.0, img.pointee.stride.0, w, h),
