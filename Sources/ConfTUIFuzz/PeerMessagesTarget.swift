@@ -5,7 +5,7 @@ import Glibc
 
 /// Target 12, the chat and file sub-protocol through a connected pair: two `PeerConnection`s (`ConnectedPeers`)
 /// with a data channel up; the fuzzer's messages go out of A's channel, over SCTP and DTLS, into B, whose channel
-/// events feed a `RoomMessaging` (accept-all policy, 64 KiB files, 2 per peer, 4 in all) writing into a fresh
+/// events feed the layer-wish reader of a Janus session (`JanusLayerWish`) and a `RoomMessaging` (accept-all policy, 64 KiB files, 2 per peer, 4 in all) writing into a fresh
 /// download directory per input; what the room sends back goes out of B's channel. Checked after every message:
 /// no trap; the channel is still open at both ends and a chat line A sends next arrives as chat. After every
 /// input: nothing was written beside the download directory, which holds only regular files, at most one per
@@ -94,7 +94,10 @@ enum PeerMessagesTarget {
             while !s.pending.isEmpty {
                 let event = s.pending.removeFirst()
                 switch event {
-                case .message(let id, .text(let b)) where id == s.channel: apply(room.handle(.receivedBytes(peer, b), now: clock))
+                case .message(let id, .text(let b)) where id == s.channel:
+                    // A Janus session reads each text for a layer wish before the room sees it: a wish reads back as itself.
+                    if let wish = JanusLayerWish.parse(b) { precondition(JanusLayerWish.parse(wish.message) == wish) }
+                    apply(room.handle(.receivedBytes(peer, b), now: clock))
                 case .message(let id, .binary(let b)) where id == s.channel: apply(room.handle(.receivedBinary(peer, count: b.count), now: clock))
                 case .buffered(let id, let n, _) where id == s.channel: apply(room.handle(.bufferedAmount(peer, n), now: clock))
                 case .closed(let id) where id == s.channel: preconditionFailure("B's channel closed under the fuzzer's messages")

@@ -313,6 +313,8 @@ enum Seeds {
         ]
         return [("chat-and-file", file.flatMap { [0x00] + chunk($0.jsonBytes) }),
                 ("hostile-names", hostile.flatMap { [0x00] + chunk($0.jsonBytes) } + [0x01] + chunk([1, 2, 3])
-                    + [0x02] + chunk(Array("{\"type\":\"__file\"".utf8)))]
+                    + [0x02] + chunk(Array("{\"type\":\"__file\"".utf8))),
+                ("layer-wishes", [JanusLayerWish.low, .full].flatMap { [0x00] + chunk($0.message) }
+                    + [0x00] + chunk(Array(#"{"type":"__layers","take":"medium"}"#.utf8)))]
     }
 }
