@@ -196,9 +196,11 @@ def test_the_page_leaving_mid_transfer_fails_the_bots_file(signaling_server, chr
         report = bot.wait_for_report(lambda r: r["files"][0]["state"] != "receiving"
                                      and r["peers"][page_id]["timeline"][-1]["state"] == "closed", 10,
                                      "the bot ends the file and the connection")
-        # Chromium aborts its association as it goes (SCTP ABORT "User-Initiated Abort: Close called").
-        assert report["peers"][page_id]["timeline"][-1]["cause"] == "the peer closed the DTLS association", \
-            report["peers"][page_id]["timeline"]
+        # Chromium aborts its association as it goes (SCTP ABORT "User-Initiated Abort: Close called") and closes its
+        # DTLS; the server's word that the page left may come first (Chromium's socket can be full of the file: its
+        # log shows its sends failing with EAGAIN), and then the bot closes the connection itself. Either is right.
+        timeline = report["peers"][page_id]["timeline"]
+        assert timeline[-1]["cause"] in ("the peer closed the DTLS association", "closed locally"), timeline
         assert bot.process.poll() is None, "the bot should stay up when a peer leaves"
         report = bot.stop()
         (got,) = report["files"]
