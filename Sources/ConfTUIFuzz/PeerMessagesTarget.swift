@@ -5,8 +5,9 @@ import Glibc
 
 /// Target 12, the chat and file sub-protocol through a connected pair: two `PeerConnection`s (`ConnectedPeers`)
 /// with a data channel up; the fuzzer's messages go out of A's channel, over SCTP and DTLS, into B, whose channel
-/// events feed the layer-wish reader of a Janus session (`JanusLayerWish`) and a `RoomMessaging` (accept-all policy, 64 KiB files, 2 per peer, 4 in all) writing into a fresh
-/// download directory per input; what the room sends back goes out of B's channel. Checked after every message:
+/// events feed the layer-wish reader of a Janus session (`JanusLayerWish`) and a `RoomMessaging` (accept-all policy,
+/// 64 KiB files, 2 per peer, 4 in all) writing into a fresh download directory per input; what the room sends back
+/// goes out of B's channel. Checked after every message:
 /// no trap; the channel is still open at both ends and a chat line A sends next arrives as chat. After every
 /// input: nothing was written beside the download directory, which holds only regular files, at most one per
 /// message and none above the file limit.

@@ -247,7 +247,7 @@ final class JanusSession: RoomSession {
     /// layer, and for every section of a new offer (Janus starts each at its highest layer).
     private func chooseLayers(newSections: Bool) {
         guard let size = wanted.withLock({ $0 }) else { return }
-        let fitsLow = size.width <= Self.lowLayerSize.width && size.height <= Self.lowLayerSize.height
+        let fitsLow = Self.lowLayerFits(size)
         let choice = fitsLow ? 0 : 1
         let previous = substream.withLock { s in defer { s = choice }; return s }
         guard newSections || previous != choice else { return }
@@ -264,7 +264,12 @@ final class JanusSession: RoomSession {
     /// know the size we show pictures at).
     private var layerWish: JanusLayerWish {
         guard let size = wanted.withLock({ $0 }) else { return .full }
-        return size.width <= Self.lowLayerSize.width && size.height <= Self.lowLayerSize.height ? .low : .full
+        return Self.lowLayerFits(size) ? .low : .full
+    }
+
+    /// Pictures shown at `size` or smaller are filled by the low encoding.
+    private static func lowLayerFits(_ size: (width: Int, height: Int)) -> Bool {
+        size.width <= lowLayerSize.width && size.height <= lowLayerSize.height
     }
 
     /// Says our wish on our publication's channel, if it is open.

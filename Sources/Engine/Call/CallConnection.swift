@@ -51,8 +51,8 @@ final class CallConnection {
     var dataOwners: [UInt16: RemotePeerID] = [:]
     /// Channels the server opened whose label named nobody yet, by stream id (bounded by the association's streams),
     /// with the events that came on them meanwhile (the opening, then at most `maxHeldEvents` messages, `heldBytes` in
-    /// all, at most `maxHeldBytes`; past those, messages are dropped): Janus can relay a
-    /// newcomer's first message before its offer tells us whose the newcomer's sections are.
+    /// all, at most `maxHeldBytes`; past those, messages are dropped): Janus can relay a newcomer's first message before
+    /// its offer tells us whose the newcomer's sections are.
     var unclaimedChannels: [UInt16: (label: String, events: [DataChannelEvent])] = [:]
     var heldBytes = 0
     static let maxHeldBytes = 64 * 1024
@@ -149,7 +149,7 @@ final class CallConnection {
         return claimed
     }
 
-    private func owner(labelled label: String) -> RemotePeerID? { Set(owners.values).first { $0.rawValue == label } }
+    private func owner(labelled label: String) -> RemotePeerID? { owners.values.first { $0.rawValue == label } }
 
     /// Forgets a held channel and what it held; true when there was one.
     @discardableResult

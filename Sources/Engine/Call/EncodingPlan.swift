@@ -11,6 +11,9 @@ public struct EncodingPlan: Equatable, Sendable {
     public enum Layer: Int, Sendable, Equatable, CaseIterable {
         case full = 0
         case low = 1
+
+        /// The layer's bit in a set of layers kept as one integer (`MediaPipeline`'s keyframe requests and pauses).
+        public var bit: Int { 1 << rawValue }
     }
 
     /// A split pays when the faster group gets a quarter more: at conftui's 300 kbit/s default, a peer whose link

@@ -71,7 +71,7 @@ public final class MediaPipeline: Sendable {
     public let options: Options
     private let muted = Atomic<Bool>(false)
     private let videoEnabled = Atomic<Bool>(true)
-    /// One bit per layer (`1 << EncodingPlan.Layer.rawValue`): the next frame of that encoding is a keyframe.
+    /// One bit per layer (`EncodingPlan.Layer.bit`): the next frame of that encoding is a keyframe.
     private let keyframeWanted = Atomic<Int>(0b11)
     private let switchRequests = Atomic<Int>(0)
     /// The encodings' bitrates in kbps, set by the call's `EncodingPlan` (full: 0 keeps the configured one; low: 0 is
@@ -183,18 +183,18 @@ public final class MediaPipeline: Sendable {
     public var localState: LocalMediaState { counters.withLock { $0.localState } }
 
     /// Any number of requests before the next frame make one keyframe of that encoding (coalesced across peers).
-    public func requestKeyframe(layer: EncodingPlan.Layer = .full) { keyframeWanted.bitwiseOr(1 << layer.rawValue, ordering: .relaxed) }
+    public func requestKeyframe(layer: EncodingPlan.Layer = .full) { keyframeWanted.bitwiseOr(layer.bit, ordering: .relaxed) }
     public func switchSource() { switchRequests.add(1, ordering: .relaxed) }
     /// Stops or resumes making each simulcast encoding (`SimulcastDemand`: nobody in a forwarding server's room takes
     /// it). A resumed encoding starts at a keyframe (`runVideo`): its receivers' decoders have nothing to refer to.
     public func pauseLayers(full: Bool, low: Bool) {
-        let paused = (full ? 1 << EncodingPlan.Layer.full.rawValue : 0) | (low ? 1 << EncodingPlan.Layer.low.rawValue : 0)
+        let paused = (full ? EncodingPlan.Layer.full.bit : 0) | (low ? EncodingPlan.Layer.low.bit : 0)
         let before = pausedLayers.exchange(paused, ordering: .relaxed)
         // A subscriber the server had on the encoding that stops moves to the other only at one of its keyframes
         // (Janus switches layers at keyframes, and falls back on its own only from the higher one).
         if paused & ~before != 0 { keyframeWanted.bitwiseOr(0b11 & ~paused, ordering: .relaxed) }
         counters.withLock {
-            $0.pausedVideoLayers = EncodingPlan.Layer.allCases.filter { paused & 1 << $0.rawValue != 0 }.map { "\($0)" }
+            $0.pausedVideoLayers = EncodingPlan.Layer.allCases.filter { paused & $0.bit != 0 }.map { "\($0)" }
         }
     }
 
@@ -224,12 +224,12 @@ public final class MediaPipeline: Sendable {
     static func lowSize(_ full: Int) -> Int { max(16, full / 2 / 2 * 2) }
 
     private func encode(_ frame: VideoFrame, with encoder: VP8Encoder, layer: EncodingPlan.Layer) {
-        let bit = 1 << layer.rawValue
+        let bit = layer.bit
         let force = keyframeWanted.bitwiseAnd(~bit, ordering: .relaxed).oldValue & bit != 0
         guard let encoded = try? encoder.encode(frame, forceKeyframe: force) else { return }
         // The statistics describe the full encoding (what the screen shows as "you send"), or the low one while the
         // full one is paused.
-        if layer == .full || pausedLayers.load(ordering: .relaxed) & 1 << EncodingPlan.Layer.full.rawValue != 0 {
+        if layer == .full || pausedLayers.load(ordering: .relaxed) & EncodingPlan.Layer.full.bit != 0 {
             counters.withLock {
                 $0.videoFramesEncoded += 1; $0.videoBytesEncoded += UInt64(encoded.data.count)
                 if encoded.isKeyframe { $0.keyframesEncoded += 1 }
@@ -358,14 +358,14 @@ public final class MediaPipeline: Sendable {
                     // The full encoding pauses only while a low one is made: a call without simulcast always sends it.
                     // An encoding that skipped frames starts again at a keyframe.
                     let paused = pausedLayers.load(ordering: .relaxed)
-                    if paused & 1 << EncodingPlan.Layer.full.rawValue == 0 || low == nil {
+                    if paused & EncodingPlan.Layer.full.bit == 0 || low == nil {
                         if skipped.full { requestKeyframe(layer: .full) }
                         encode(frame, with: vp8, layer: .full)
                         skipped.full = false
                     } else {
                         skipped.full = true
                     }
-                    if let low, paused & 1 << EncodingPlan.Layer.low.rawValue == 0 {
+                    if let low, paused & EncodingPlan.Layer.low.bit == 0 {
                         if skipped.low { requestKeyframe(layer: .low) }
                         if let small = try? I420Scaler.scale(frame, width: Self.lowSize(o.width), height: Self.lowSize(o.height)) {
                             encode(small, with: low.encoder, layer: .low)

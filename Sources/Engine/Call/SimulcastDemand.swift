@@ -3,7 +3,7 @@
 /// the room and what each of them said it takes; it answers which encodings to keep.
 ///
 /// Janus tells a publisher nothing about its subscribers' layers, so conftui participants say it themselves, on
-/// their publication's data channel, which the server relays to everyone (`LayerWish`, docs/janus.md). The rules:
+/// their publication's data channel, which the server relays to everyone (`JanusLayerWish` in Signaling, docs/janus.md). The rules:
 /// - A participant that never said (a browser, aiortc, a conftui that has not said yet) may take either: both stay.
 /// - A room with nobody else in it keeps both: a subscriber that does not publish is invisible to us, and a
 ///   newcomer's first picture should not wait for an encoder to start.
