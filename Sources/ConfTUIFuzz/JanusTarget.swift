@@ -4,7 +4,8 @@
 /// with two publishers, our offer published and answered, the subscriber handle attached and its offer answered),
 /// then the input as newline-separated lines: a line starting with `{` is a text frame from Janus, any other line
 /// a command of its first byte (`m` mute/unmute toggles, `v` video, `o` a new offer, `a` a subscriber answer,
-/// `l` leave, `d` the WebSocket closed), and the clock advances a few seconds after each, firing `.timer` at every
+/// `l` leave, `d` the WebSocket closed, `x` discard a lost session: the id of the line's other bytes, so Janus's
+/// answers about it can name it), and the clock advances a few seconds after each, firing `.timer` at every
 /// deadline passed. JSON escapes raw newlines inside strings, so a 0x0A only ever separates lines. Properties: no
 /// trap; every frame sent is JSON; one input yields a bounded number of effects; a fired timer never leaves a
 /// deadline at or before now (no busy loop for the driver).
@@ -105,6 +106,9 @@ enum JanusTarget {
             case UInt8(ascii: "a"): d.input(.subscriberAnswer(sdp: "v=0\r\ns=answer\r\n"))
             case UInt8(ascii: "l"): d.input(.leave)
             case UInt8(ascii: "d"): d.input(.disconnected)
+            case UInt8(ascii: "x"):
+                let id = line.dropFirst().prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                d.input(.discard(session: id))
             default: d.input(.message(Array(line)))
             }
             // 0 to 15 s, from the line's last byte: keepalives (25 s) and request timeouts come within a few lines.

@@ -159,6 +159,7 @@ extension Array where Element == JanusVideoRoomClient.Effect {
     var logs: [String] { compactMap { if case .log(let s) = $0 { s } else { nil } } }
     var withoutLogs: [JanusVideoRoomClient.Effect] { filter { if case .log = $0 { false } else { true } } }
     var failure: String? { lazy.compactMap { if case .failed(let s) = $0 { s } else { nil } }.first }
+    var loss: String? { lazy.compactMap { if case .lost(let s) = $0 { s } else { nil } }.first }
 }
 
 extension JSONValue {

@@ -9,7 +9,8 @@ public struct JanusVideoRoomClient: Sendable {
         case connected
         /// One text frame from Janus.
         case message([UInt8])
-        /// The WebSocket closed. Janus drops the session with it ("a dropped WebSocket is not reclaimable").
+        /// The WebSocket closed: the session is `.lost` (Janus destroys a session whose transport goes away unless
+        /// its `reclaim_session_timeout` is set, and keeps none across a restart), or `.ended` while leaving.
         case disconnected
         /// Our offer to publish (again, for a renegotiation). Kept until the room is joined.
         case publisherOffer(sdp: String)
@@ -21,6 +22,11 @@ public struct JanusVideoRoomClient: Sendable {
         /// Which simulcast layer (Janus's `substream`: 0 the lowest) to receive on each video section of the
         /// subscription, by mid; sent once the subscription is joined, only for sections it has.
         case setSubstreams([String: Int])
+        /// Destroy an earlier client's session, lost from under it (sent after `.connected`, unanswered): Janus keeps
+        /// a session whose WebSocket it has not seen close (this host's address went away, say) until its
+        /// `session_timeout`, and the room would show that publisher, frozen, beside our new one meanwhile. Janus
+        /// lets any connection destroy a session by its id (a random 53-bit number only its creator knows).
+        case discard(session: UInt64)
         /// Leave the room and destroy the session; `.ended` follows.
         case leave
         /// The output's deadline has passed.
@@ -48,8 +54,13 @@ public struct JanusVideoRoomClient: Sendable {
         /// it renegotiates or changes a description), and `moderation` events (the room's admin muted a mid).
         /// Only when it changes.
         case participantMedia(feed: UInt64, audioSending: Bool, videoSending: Bool)
-        /// The join or the session is over, in a sentence for the user. Nothing else follows but `.ended` on `.leave`.
+        /// The room refused us or put us out (no such room, full, wrong pin, kicked, destroyed), or Janus broke its
+        /// protocol: over for good, in a sentence for the user. Nothing else follows but `.ended` on `.leave`.
         case failed(String)
+        /// The session is gone through no decision of the room: the WebSocket closed, Janus timed the session out or
+        /// no longer knows it (restarted), or stopped answering. A new client on a new connection may join again
+        /// (as a new publisher: Janus gives a session to no one else). Nothing else follows but `.ended` on `.leave`.
+        case lost(String)
         /// After `.leave`: the session is destroyed (or Janus did not confirm in time).
         case ended
         /// For the log, already escaped: every message dropped and why, and what Janus reported.
@@ -79,6 +90,8 @@ public struct JanusVideoRoomClient: Sendable {
     public let configuration: JanusVideoRoomConfiguration
     private(set) var phase = Phase.idle
     private var session: UInt64?
+    /// Lost sessions we asked Janus to destroy (`.discard`, the last few): their answers are logged, not taken for ours.
+    private var discarded: [UInt64] = []
     private var publisherHandle: UInt64?
     /// Our publisher id in the room, once joined.
     public private(set) var feed: UInt64?
@@ -107,6 +120,9 @@ public struct JanusVideoRoomClient: Sendable {
         videoMid = configuration.videoMid
     }
 
+    /// Our Janus session, once created: what a later client `.discard`s when this one is lost.
+    public var sessionID: UInt64? { session }
+
     private var limits: JanusLimits { configuration.limits }
     private var room: UInt64 { configuration.room }
 
@@ -123,6 +139,7 @@ public struct JanusVideoRoomClient: Sendable {
             wantVideo = video
             effects = publishing == .published && phase == .joined ? applySending(now: now) : []
         case .setSubstreams(let wanted): effects = configureSubstreams(wanted, now: now)
+        case .discard(let old): effects = discard(old)
         case .leave: effects = leave(now: now)
         case .timer: effects = timer(now: now)
         }
@@ -158,7 +175,15 @@ public struct JanusVideoRoomClient: Sendable {
     }
 
     private mutating func fail(_ text: String, sessionAlive: Bool = true, now: MonotonicInstant? = nil) -> [Effect] {
-        var effects: [Effect] = [.failed(text)]
+        end(.failed(text), sessionAlive: sessionAlive, now: now)
+    }
+
+    private mutating func lose(_ text: String, sessionAlive: Bool = true, now: MonotonicInstant? = nil) -> [Effect] {
+        end(.lost(text), sessionAlive: sessionAlive, now: now)
+    }
+
+    private mutating func end(_ ending: Effect, sessionAlive: Bool, now: MonotonicInstant?) -> [Effect] {
+        var effects: [Effect] = [ending]
         // Best effort, unanswered: Janus would otherwise keep the session's handles for up to 60 s.
         if sessionAlive, let session, let now {
             effects.append(send(.destroy, now: now) { JanusRequest.destroy(session: session, transaction: $0) })
@@ -183,6 +208,15 @@ public struct JanusVideoRoomClient: Sendable {
         return [send(.createSession, now: now) { JanusRequest.createSession(transaction: $0) }]
     }
 
+    private mutating func discard(_ old: UInt64) -> [Effect] {
+        guard phase.isActive, old != session, (1...UInt64(JanusChecked.maxID)).contains(old) else {
+            return [.log("not discarding session \(old): no connection to Janus, or not a lost session")]
+        }
+        discarded = Array((discarded + [old]).suffix(4))
+        // Outside `transactions`: nothing waits for the answer, and a timeout of it would be no failure of ours.
+        return [.send(JanusRequest.destroy(session: old, transaction: "discard-\(old)"))]
+    }
+
     private mutating func disconnected() -> [Effect] {
         switch phase {
         case .leaving:
@@ -191,7 +225,7 @@ public struct JanusVideoRoomClient: Sendable {
         case .idle, .ended, .failed:
             return []
         default:
-            return fail("the connection to Janus closed unexpectedly", sessionAlive: false)
+            return lose("the connection to Janus closed unexpectedly", sessionAlive: false)
         }
     }
 
@@ -322,7 +356,8 @@ public struct JanusVideoRoomClient: Sendable {
                 requeued = true
                 effects.append(.log(text))
             default:
-                return effects + fail(text, now: now)
+                // Janus did not answer a request the session cannot do without: a new session may fare better.
+                return effects + lose(text, now: now)
             }
         }
         if let due = subscription.nextRetry, due <= now {
@@ -346,6 +381,10 @@ public struct JanusVideoRoomClient: Sendable {
             (inbound, named) = try JanusInbound.parse(bytes, limits: limits)
         } catch {
             return [.log("dropped a message from Janus: \(error.reason)")]
+        }
+        if let named, discarded.contains(named), named != session {
+            let answer = if case .success = inbound { "destroyed" } else { "already gone" }
+            return [.log("Janus: our lost session \(named): \(answer)")]
         }
         if let named, let session, named != session {
             return [.log("dropped a message for session \(named), not ours")]
@@ -376,7 +415,7 @@ public struct JanusVideoRoomClient: Sendable {
             return detached(sender, now: now)
         case .timeout(let timedOut):
             guard timedOut == session else { return [.log("ignored a timeout of another session")] }
-            return fail("Janus timed out our session (no request for its session_timeout)", sessionAlive: false)
+            return lose("Janus timed out our session (no request for its session_timeout)", sessionAlive: false)
         case .other(let kind):
             return [.log("ignored Janus '\(JanusChecked.shown(kind, maxBytes: 32))'")]
         }
@@ -447,8 +486,8 @@ public struct JanusVideoRoomClient: Sendable {
         }
         let text = JanusFailureText.core(request: pending.kind.name, code: code, reason: reason)
         // Without the session (458) or our publisher handle (459) nothing more can work.
-        if code == 458 { return fail(text, sessionAlive: false) }
-        if code == 459, [.publish, .configureSending, .leave].contains(pending.kind) { return fail(text, now: now) }
+        if code == 458 { return lose(text, sessionAlive: false) }
+        if code == 459, [.publish, .configureSending, .leave].contains(pending.kind) { return lose(text, now: now) }
         switch pending.kind {
         case .configureSending, .configureSubscription, .start, .leave, .destroy:
             return [.log(text)]
@@ -461,7 +500,7 @@ public struct JanusVideoRoomClient: Sendable {
 
     private mutating func detached(_ sender: UInt64, now: MonotonicInstant) -> [Effect] {
         if sender == publisherHandle {
-            return fail("Janus detached our publisher handle", now: now)
+            return lose("Janus detached our publisher handle", now: now)
         }
         guard sender == subscription.handle.id else { return [.log("ignored a detach of a handle not ours")] }
         // A new subscriber handle for every feed still published (each feed is tried at most a few times).
