@@ -9,13 +9,18 @@ import Synchronization
 /// translation between the two (publishers' feed ids are the participants' `RemotePeerID`s; the subscription's
 /// `streams` list says whose each section is).
 ///
-/// Not yet: reconnecting (a dropped WebSocket ends the session: Janus cannot hand a session to a new socket unless
-/// its `reclaim_session_timeout` is set), chat (the VideoRoom has no SkyRTC data channel).
+/// A session lost through no decision of the room (the WebSocket dropped, Janus restarted or timed us out, this
+/// host's address went away) is joined again, as `RoomSession` promises: a new Janus session on a new WebSocket,
+/// published and subscribed afresh, with `ReconnectBackoff` between attempts. Janus cannot hand the old session to a
+/// new socket unless the server sets `reclaim_session_timeout`, and even then the events sent meanwhile are lost, so
+/// a rejoin is the one path that works on every server; the others see us leave and come back as a new feed.
 final class JanusSession: RoomSession {
     let call: Call
     let messaging: CallMessaging
     let settings: RoomSessionSettings
     private let room: UInt64
+    private let janus: JanusVideoRoomConfiguration
+    /// The current Janus session's conversation: a fresh one for every join.
     private let core: Mutex<JanusVideoRoomClient>
     /// The core's next deadline (its last output's).
     private let deadline = Mutex<MonotonicInstant?>(nil)
@@ -37,8 +42,18 @@ final class JanusSession: RoomSession {
     static let lowLayerSize = (width: 160, height: 120)
     private let socket = Mutex<WebSocketClient?>(nil)
     private let events = Mutex<[SessionEvent]>([])
+    /// Our feed in the current Janus session, once joined.
     private let joinedAs = Mutex<RemotePeerID?>(nil)
+    /// `start` joined: from then on a lost session is joined again (with `settings.reconnect`), not an error.
+    private let everJoined = Atomic<Bool>(false)
+    /// Why the session is over for good.
     private let ended = Mutex<String?>(nil)
+    /// Why the current Janus session was lost, until the reader thread has joined again.
+    private let lostReason = Mutex<String?>(nil)
+    /// What happened to the WebSocket, said instead of the core's plainer words when that loses the session.
+    private let socketTrouble = Mutex<String?>(nil)
+    /// Sessions lost since we were last in the room, destroyed by the next connection (`.discard`).
+    private let lostSessions = Mutex<[UInt64]>([])
     private let finished = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     private let readerFinished = Mutex<Bool>(true)
@@ -51,7 +66,7 @@ final class JanusSession: RoomSession {
         self.settings = settings
         wanted = Mutex(settings.receiveSize)
         self.log = log
-        let janus = JanusVideoRoomConfiguration(room: room, display: settings.name ?? "conftui", pin: nil, createRoomIfMissing: true)
+        janus = JanusVideoRoomConfiguration(room: room, display: settings.name ?? "conftui", pin: nil, createRoomIfMissing: true)
         core = Mutex(JanusVideoRoomClient(configuration: janus))
         let messaging = CallMessaging(core: RoomMessaging(configuration: configuration), sendsOnlyVia: SfuRoom.publisher, log: log)
         self.messaging = messaging
@@ -74,29 +89,13 @@ final class JanusSession: RoomSession {
     func start() throws -> RemotePeerID {
         call.start()
         do {
-            var options = WebSocketClientOptions()
-            options.subprotocols = ["janus-protocol"]
-            let client = try WebSocketClient(url: settings.url, options: options)
-            guard client.subprotocol == "janus-protocol" else {
-                client.close()
-                throw SignalingError.protocolViolation("\(settings.url) did not agree to the janus-protocol subprotocol: not a Janus WebSocket transport")
-            }
-            socket.withLock { $0 = client }
-            feed(.connected)
-            // Joined, or the first failure, within the join timeout: a wrong room or server fails the command at once.
-            let deadline = MonotonicInstant.now + settings.joinTimeout
-            while joinedAs.withLock({ $0 }) == nil {
-                if let why = ended.withLock({ $0 }) { throw SignalingError.protocolViolation(why) }
-                guard MonotonicInstant.now < deadline else {
-                    throw SignalingError.protocolViolation("Janus did not let us join room \(room) within \(settings.joinTimeout) s")
-                }
-                pump(client, until: min(deadline, MonotonicInstant.now + 0.25))
-            }
+            try join(on: try connect())
         } catch {
             socket.withLock { $0 }?.close()
             call.stop()
             throw error
         }
+        everJoined.store(true, ordering: .releasing)
         readerFinished.withLock { $0 = false }
         let reader = Thread { [self] in
             readLoop()
@@ -122,13 +121,123 @@ final class JanusSession: RoomSession {
 
     private func post(_ event: SessionEvent) { events.withLock { $0.append(event) } }
 
-    /// Reads until the session ends, feeding the core its messages and its timer.
+    private func connect() throws -> WebSocketClient {
+        var options = WebSocketClientOptions()
+        options.subprotocols = ["janus-protocol"]
+        let client = try WebSocketClient(url: settings.url, options: options)
+        guard client.subprotocol == "janus-protocol" else {
+            client.close()
+            throw SignalingError.protocolViolation("\(settings.url) did not agree to the janus-protocol subprotocol: not a Janus WebSocket transport")
+        }
+        return client
+    }
+
+    /// Starts a new Janus session on `client` with a fresh core and reads until we are in the room; throws what
+    /// ended or lost it first, or the join timeout: a wrong room or server fails the command at once.
+    private func join(on client: WebSocketClient) throws {
+        let previous = core.withLock { c in
+            defer { c = JanusVideoRoomClient(configuration: janus) }
+            return c.sessionID
+        }
+        let discard = lostSessions.withLock { list in
+            if let previous { list = Array((list + [previous]).suffix(4)) }
+            return list
+        }
+        deadline.withLock { $0 = nil }
+        socketTrouble.withLock { $0 = nil }
+        socket.withLock { $0 = client }
+        feed(.connected)
+        for session in discard { feed(.discard(session: session)) }
+        let limit = MonotonicInstant.now + settings.joinTimeout
+        while joinedAs.withLock({ $0 }) == nil {
+            if let why = ended.withLock({ $0 }) ?? lostReason.withLock({ $0 }) { throw SignalingError.protocolViolation(why) }
+            if finished.load(ordering: .acquiring) { throw SignalingError.protocolViolation("left before joining") }
+            guard MonotonicInstant.now < limit else {
+                throw SignalingError.protocolViolation("Janus did not let us join room \(room) within \(settings.joinTimeout) s")
+            }
+            pump(client, until: min(limit, MonotonicInstant.now + 0.25))
+        }
+        lostSessions.withLock { $0 = [] }
+    }
+
+    /// Reads until the session ends, feeding the core its messages and its timer, and joins again when the Janus
+    /// session is lost (or this host's addresses change under it).
     private func readLoop() {
-        while !finished.load(ordering: .acquiring), let client = socket.withLock({ $0 }) {
+        // Seeded from the wall clock so that clients of a restarted server do not all come back at the same instant.
+        var backoff = ReconnectBackoff(random: SplitMixRandom(seed: UInt64(truncatingIfNeeded: Int64(MediaPipeline.wallClock() * 1e6))))
+        var addresses = HostAddressWatch(now: MonotonicClock.now())
+        while !finished.load(ordering: .acquiring) {
+            if let reason = lostReason.withLock({ $0 }) {
+                guard rejoin(after: reason, backoff: &backoff) else { return }
+                addresses = HostAddressWatch(now: MonotonicClock.now())
+                continue
+            }
+            guard let client = socket.withLock({ $0 }) else { return }
+            if !stopping.load(ordering: .acquiring), let change = addresses.poll(now: MonotonicClock.now()), !change.gone.isEmpty {
+                // Both connections may sit on the address that went (Janus would have to offer an ICE restart for
+                // the subscription): fresh ones from the addresses we have now.
+                log("host addresses changed: gone \(change.gone), new \(change.added)")
+                connectionLost("this host's address \(change.gone.joined(separator: ", ")) went away")
+                continue
+            }
             pump(client, until: MonotonicInstant.now + 0.25)
             let due = publication.withLock { $0.saidAt.map { MonotonicInstant.now - $0 >= Self.wishInterval } ?? true }
             if due { sayLayerWish() }
         }
+    }
+
+    /// After the Janus session was lost: closes the call's connections and joins again as a new publisher until
+    /// that works, the room refuses us, or we leave; false when the session ends instead.
+    private func rejoin(after reason: String, backoff: inout ReconnectBackoff<SplitMixRandom>) -> Bool {
+        socket.withLock { s in
+            s?.close()
+            s = nil
+        }
+        joinedAs.withLock { $0 = nil }
+        call.signalingLost()
+        forgetRoom()
+        var why = reason
+        while !stopping.load(ordering: .acquiring) {
+            backoff.failed(now: MonotonicInstant.now)
+            let wait = backoff.lastWaitSeconds
+            post(.signalingLost(reason: why, retryIn: wait))
+            log(String(format: "joining Janus room %@ again in %.1f s", String(room), wait))
+            while !stopping.load(ordering: .acquiring) && !backoff.isDue(now: MonotonicInstant.now) { usleep(50_000) }
+            if stopping.load(ordering: .acquiring) { break }
+            lostReason.withLock { $0 = nil }
+            do {
+                let client = try connect()
+                do {
+                    try join(on: client)
+                } catch {
+                    client.close()
+                    socket.withLock { $0 = nil }
+                    throw error
+                }
+                backoff.joined()
+                return true
+            } catch {
+                // The room refused us this time (`.failed` has said so and ended the session): no more attempts.
+                if ended.withLock({ $0 }) != nil { return false }
+                why = "\(error)"
+                log("joining Janus again failed: \(why)")
+            }
+        }
+        finished.store(true, ordering: .releasing)
+        return false
+    }
+
+    /// What the lost session knew of the room; the next one learns it from Janus again. Both encodings run until
+    /// the others say what they take.
+    private func forgetRoom() {
+        owners.withLock { $0 = [:] }
+        substream.withLock { $0 = nil }
+        publication.withLock { $0 = (nil, nil) }
+        let paused = demand.withLock { d in
+            defer { d = (SimulcastDemand(), (true, true)) }
+            return d.applied != (true, true)
+        }
+        if paused { call.media.pauseLayers(full: false, low: false) }
     }
 
     /// Waits for one message or the core's deadline (whichever comes first, at most until `limit`) and feeds it.
@@ -140,23 +249,29 @@ final class JanusSession: RoomSession {
             case .text(let text): feed(.message(Array(text.utf8)))
             case .binary(let bytes): feed(.message(bytes))
             case .close(let code, let reason):
-                lost("Janus closed the WebSocket (\(code.rawValue)\(reason.isEmpty ? "" : ": " + reason))")
+                connectionLost("Janus closed the WebSocket (\(code.rawValue)\(reason.isEmpty ? "" : ": " + reason))")
             case .ping, .pong: break
             }
         } catch SignalingError.timeout {
         } catch {
-            lost("Janus connection lost: \(error)")
+            connectionLost("Janus connection lost: \(error)")
         }
         if (deadline.withLock { $0 }).map({ $0 <= MonotonicInstant.now }) ?? false { feed(.timer) }
     }
 
-    private func lost(_ reason: String) {
+    /// The WebSocket is gone (or of no use): the core loses the session (`.lost`), or ends it if we were leaving.
+    private func connectionLost(_ reason: String) {
+        if !stopping.load(ordering: .acquiring) { log(reason) }
+        socketTrouble.withLock { $0 = reason }
         feed(.disconnected)
-        guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        if stopping.load(ordering: .acquiring) { return }
-        log(reason)
+    }
+
+    /// The session is over for good: the call's connections close and the screen is told why, once.
+    private func finish(_ reason: String, serverError: Bool) {
         ended.withLock { $0 = $0 ?? reason }
+        guard everJoined.load(ordering: .acquiring), !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
         call.signalingLost()
+        if serverError { post(.serverError(reason)) }
         post(.signalingLost(reason: reason, retryIn: nil))
     }
 
@@ -184,7 +299,7 @@ final class JanusSession: RoomSession {
         switch effect {
         case .send(let bytes):
             guard let client = socket.withLock({ $0 }) else { return }
-            do { try client.send(text: String(decoding: bytes, as: UTF8.self)) } catch { lost("Janus send failed: \(error)") }
+            do { try client.send(text: String(decoding: bytes, as: UTF8.self)) } catch { connectionLost("Janus send failed: \(error)") }
         case .joined(let feed):
             let you = Self.participant(feed)
             log("joined Janus room \(room) as feed \(feed)")
@@ -222,11 +337,17 @@ final class JanusSession: RoomSession {
             log("feed \(feed) \(talking ? "talking" : "stopped talking")")
         case .failed(let reason):
             log(reason)
-            ended.withLock { $0 = $0 ?? reason }
-            if joinedAs.withLock({ $0 }) != nil, !finished.exchange(true, ordering: .acquiringAndReleasing) {
-                call.signalingLost()
-                post(.serverError(reason))
-                post(.signalingLost(reason: reason, retryIn: nil))
+            finish(reason, serverError: true)
+        case .lost(let coreReason):
+            log(coreReason)
+            let reason = socketTrouble.withLock { t in defer { t = nil }; return t } ?? coreReason
+            if stopping.load(ordering: .acquiring) {
+                finished.store(true, ordering: .releasing)
+            } else if everJoined.load(ordering: .acquiring), settings.reconnect {
+                // The reader thread joins again (from the call's event thread too, after a failed send).
+                lostReason.withLock { $0 = $0 ?? reason }
+            } else {
+                finish(reason, serverError: false)
             }
         case .ended:
             finished.store(true, ordering: .releasing)
