@@ -40,7 +40,8 @@ class JanusServer:
     """Janus in namespace `net.public`, on its bridge address; a context manager (stops it on exit).
 
     `url` is its WebSocket URL; `log_text()` its log so far; `describe()`/`print_logs()` the end of it, for a test's
-    failure output. Refuses to start when something already listens on `port` in that namespace."""
+    failure output. Refuses to start when something already listens on `port` in that namespace. `stop()` then
+    `start()` restarts it (as an operator would), on the same address, the log going on."""
 
     def __init__(self, net, workdir: pathlib.Path, port: int = 8188) -> None:
         from testsupport.netns import PUBLIC_ADDRESS
@@ -93,7 +94,8 @@ class JanusServer:
             raise RuntimeError(f"something already listens on {self.address}:{self.port} in {self.namespace}: "
                                "refusing to start a second Janus there")
         self._write_config()
-        with open(self.log_path, "wb") as log:
+        # A restart (start after stop) adds to the first run's log.
+        with open(self.log_path, "ab" if self.process is not None else "wb") as log:
             # No core file: Janus 1.1.2 can die of SIGFPE when stopped under a live data channel
             # (Tests/Janus/README.md), and its ~140 MB core would land in the working directory.
             self.process = self.net.popen(self.namespace, self.command, stdin=subprocess.DEVNULL, stdout=log,
