@@ -30,11 +30,11 @@ NAMES = ("Ada", "Grace", "Linus")
 
 
 def decodes(report: dict | None, feed: str | None, name: str) -> bool:
-    """`report`'s bot decodes feed `feed`, named `name`, at MIN_FPS or more with `name`'s test card. (By feed: a
-    report keeps the last figures of the feeds that left.)"""
+    """`report`'s bot decodes feed `feed`, named `name`, at MIN_FPS or more with `name`'s test card, and the feed has
+    not left (a report keeps the last figures of the feeds that left, with `leftAt`)."""
     peer = ((report or {}).get("peers") or {}).get(feed) or {}
     video = peer.get("video") or {}
-    return (peer.get("display") == name and video.get("framesPerSecond", 0) >= MIN_FPS
+    return (peer.get("display") == name and "leftAt" not in peer and video.get("framesPerSecond", 0) >= MIN_FPS
             and (video.get("testCard") or {}).get("participant") == bot_participant(name))
 
 
@@ -66,8 +66,12 @@ def test_a_janus_participant_that_loses_its_session_joins_again(tmp_path) -> Non
             you = (linus.report_now() or {}).get("you")
             if you in (None, old_linus):
                 return False
-            return everyone_decodes({**feeds, "Linus": you})
-        wait_for(linus_back, 20, "Linus joins again from the new network and everyone decodes it", list(bots.values()))
+            if not everyone_decodes({**feeds, "Linus": you}):
+                return False
+            # The old feed left the room: for the others it is a feed that left, not a second Linus.
+            return all("leftAt" in (b.report_now()["peers"].get(old_linus) or {}) for b in (bots["Ada"], bots["Grace"]))
+        wait_for(linus_back, 20, "Linus joins again from the new network, everyone decodes it, its old feed left",
+                 list(bots.values()))
         back_after = time.monotonic() - moved_at
         log = linus.log_path.read_text(errors="replace")
         assert f'gone ["{old_address}"]' in log, "Linus did not notice its address went"

@@ -288,7 +288,9 @@ public final class CallCore {
 
     private func closeParticipant(_ p: RemotePeerID, of c: CallConnection, now: TransportTime) {
         if c.videoStreams.removeValue(forKey: p)?.isEmpty == false { out.effects.append(.event(.videoStreams(p, mids: []))) }
-        out.effects.append(.participantClosed(p, c.summary(now: now)))
+        var summary = c.summary(now: now)
+        summary.leftAt = now.seconds
+        out.effects.append(.participantClosed(p, summary))
     }
 
     /// Tells each participant of `c` its receiving video sections when they changed.

@@ -144,4 +144,8 @@ public struct PeerSnapshot: Sendable, Codable, Equatable {
     /// Every video section decoded, by mid (the main one included): a participant that shares its screen as well
     /// as its camera sends two.
     public var videoStreams: [String: ReceivedVideoSnapshot] = [:]
+    /// Seconds since the call started when the participant left (its connection closed, or the forwarding server's
+    /// section map stopped naming it): the figures above are its last. A participant of a forwarding server shares
+    /// the server's connection, whose state stays `connected` after it left: this is what says so.
+    public var leftAt: Double?
 }

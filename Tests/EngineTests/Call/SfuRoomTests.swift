@@ -170,7 +170,9 @@ import EngineTestSupport
         fewer["6"] = nil; fewer["7"] = nil
         effects = []
         fromCore(core.handle(.signal(.sections(of: sub, owners: fewer)), now: now))
-        #expect(effects.contains { if case .participantClosed(let p, _) = $0 { p == RemotePeerID("103") } else { false } })
+        // Its summary says it left, and when: the subscription it came on is still connected.
+        let left = effects.compactMap { if case .participantClosed(let p, let s) = $0, p == RemotePeerID("103") { s } else { nil } }
+        #expect(left.count == 1 && left.first?.leftAt == now.seconds && left.first?.transport.state == .connected)
         #expect(effects.contains { if case .event(.videoStreams(let p, let mids)) = $0 { p == RemotePeerID("103") && mids.isEmpty } else { false } })
         run(for: .seconds(1))
         let after = effects.compactMap { if case .decodeVideo(let p, _, _) = $0 { p } else { nil } }
