@@ -154,6 +154,7 @@ public final class SctpAssociation {
             return finish(now)
         }
         var hadData = false
+        var reportedUnknown = false
         chunks: for chunk in packet.chunks {
             guard state != .closed || isHandshake(chunk) else { break }
             switch chunk {
@@ -173,12 +174,21 @@ public final class SctpAssociation {
             case .shutdownComplete:
                 if state == .shutdownAckSent { close(&output, reason: "shut down") }
             case .error(let cause): output.events.append(.warning("peer reported an error: \(cause)"))
+            case .unrecognizedChunkReport: break   // ours to send: a received ERROR parses as `.error`
             case .forwardTSN(let f): receiveForwardTSN(f)
             case .reconfig(let params): receiveReconfig(params, now: now)
-            case .unknown(let type, _, _):
+            case .unknown(let type, let flags, let value):
                 output.events.append(.warning("unknown chunk type \(type)"))
-                // RFC 9260 §3.2: the top bit clear means "stop processing this packet" (the chunks after it are
-                // not looked at; a plain `break` would only leave the switch).
+                // RFC 9260 §3.2: the second bit set means "report the unrecognized chunk in an ERROR chunk using the
+                // 'Unrecognized Chunk Type' error cause". One report per packet, and only of a chunk whose report
+                // fits one packet of ours (headers: packet 12, ERROR 4, cause 4, the returned chunk's 4): what we
+                // send back never outgrows what came.
+                if type & 0x40 != 0, !reportedUnknown, value.count + 24 <= configuration.maxPacketSize {
+                    reportedUnknown = true
+                    control.append(.unrecognizedChunkReport(type: type, flags: flags, value: value))
+                }
+                // The top bit clear means "stop processing this SCTP packet" (the chunks after it are not looked
+                // at; a plain `break` would only leave the switch).
                 if type & 0x80 == 0 { break chunks }
             }
             if ended { break }

@@ -11,6 +11,9 @@ enum SctpChunk: Equatable, Sendable {
     case shutdown(cumulativeTSN: UInt32)
     case shutdownAck
     case error(cause: String)
+    /// An ERROR we send with one "Unrecognized Chunk Type" cause (RFC 9260 §3.3.10.6) that returns the chunk we did
+    /// not recognise, as it came. (An ERROR we receive reads as `.error`.)
+    case unrecognizedChunkReport(type: UInt8, flags: UInt8, value: [UInt8])
     case cookieEcho(cookie: [UInt8])
     case cookieAck
     case shutdownComplete(reflected: Bool)

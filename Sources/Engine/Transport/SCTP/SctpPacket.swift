@@ -229,6 +229,11 @@ struct SctpPacket: Equatable, Sendable {
         case .error(let cause):
             header(T.error, 0)
             param(13, Array(cause.utf8.prefix(200)))
+        case .unrecognizedChunkReport(let type, let flags, let value):
+            header(T.error, 0)
+            var returned: [UInt8] = [type, flags]
+            returned.appendBE(UInt16(truncatingIfNeeded: 4 + value.count))
+            param(6, returned + value)
         case .cookieEcho(let cookie): header(T.cookieEcho, 0); out += cookie
         case .cookieAck: header(T.cookieAck, 0)
         case .shutdownComplete(let reflected): header(T.shutdownComplete, reflected ? 1 : 0)

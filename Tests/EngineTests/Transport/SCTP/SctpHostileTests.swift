@@ -481,6 +481,33 @@ final class HostileSctpPeer {
         #expect(p.delivers("next"))
     }
 
+    /// The second bit asks for a report: an ERROR with an "Unrecognized Chunk Type" cause (6) returning the chunk as
+    /// it came (RFC 9260 §3.2, §3.3.10.6). One per packet, and none for a chunk whose report would not fit a packet.
+    @Test(arguments: [(UInt8(0x3F), false), (0x7F, true), (0xBF, false), (0xFF, true)])
+    func unknownChunksAreReportedWhenTheirTypeAsks(type: UInt8, reported: Bool) throws {
+        let p = try HostileSctpPeer()
+        func reports(_ out: DataChannels.Output) -> [[UInt8]] {
+            zip(out.transmits, p.parsed(out)).compactMap { bytes, packet in
+                packet.chunks.contains(.error(cause: "unrecognized chunk type")) ? bytes : nil
+            }
+        }
+        let unknown = SctpChunk.unknown(type: type, flags: 0x5A, value: [1, 2, 3])
+        let behind = p.dataChunk(Array("behind".utf8))
+        let out = p.packet([unknown, unknown, .data(behind)])
+        if type & 0x80 == 0 { p.packet([.data(behind)]) }   // not looked at: the peer retransmits it
+        let sent = reports(out)
+        #expect(sent.count == (reported ? 1 : 0))
+        if let bytes = sent.first {
+            // The cause (code 6, length 11) returning the chunk: its type, flags, length 7 and value.
+            let cause: [UInt8] = [0, 6, 0, 11, type, 0x5A, 0, 7, 1, 2, 3]
+            #expect((12...(bytes.count - cause.count)).contains { Array(bytes[$0..<($0 + cause.count)]) == cause })
+        }
+        // A chunk whose report would outgrow a packet is not returned.
+        let large = SctpChunk.unknown(type: type, flags: 0, value: [UInt8](repeating: 7, count: p.b.configuration.sctp.maxPacketSize - 20))
+        #expect(reports(p.packet([large])).isEmpty)
+        #expect(p.delivers("next"))
+    }
+
     // MARK: - HEARTBEAT
 
     /// HEARTBEATs are echoed as they came, but what goes back in one packet stays within `maxPacketSize` (a
