@@ -2,7 +2,8 @@
 namespace, testsupport.janus) with two bots publishing: the grid shows the publishers by their display names with
 video in their tiles, and `l` (confirmed with `y`) leaves cleanly (the screen restored, Janus logs the session destroyed, the bots see the
 join's feed go); Janus sends the low simulcast layer to its small tiles and the full one once the terminal grows
-large. On failure: the screen, every log and report, and Janus's log."""
+large. Janus restarts under the call: the join and the bots join the new Janus, and the grid is back with both
+publishers connected and their video. On failure: the screen, every log and report, and Janus's log."""
 from __future__ import annotations
 
 import time
@@ -64,12 +65,38 @@ def test_join_in_a_janus_room_shows_the_publishers_and_leaves_cleanly(tmp_path) 
         report_shows(320)
         session.resize(120, 40)
         report_shows(160)
+
+        # Janus restarts: every session is gone. The join joins the new Janus (a second "joined" in its log) and the
+        # grid comes back: both publishers (their feeds new, their names the same) connected, with video.
+        janus.stop()
+        janus.start()
+        deadline = time.monotonic() + 20
+        while log.read_text(errors="replace").count("joined Janus room") < 2:
+            assert time.monotonic() < deadline, "the join did not join the restarted Janus"
+            time.sleep(0.2)
+
+        def grid_again(screen: str) -> bool:
+            first = next((line for line in screen.splitlines() if "Ada (you)" in line), "")
+            return grid(screen) and "disconnected" not in first and "connecting" not in first
+        screen = session.wait_for(grid_again, timeout=20, what="Ada's grid with Grace and Linus again after Janus restarted")
+        # The join's report names the publishers' new feeds as the grid does.
+        deadline = time.monotonic() + 5
+        while True:
+            current = {bot.name: (bot.report_now() or {}).get("you") for bot in bots}
+            peers = (read_report(report) or {}).get("peers") or {}
+            if all((peers.get(feed) or {}).get("display") == name for name, feed in current.items()):
+                break
+            assert time.monotonic() < deadline, f"the join's report does not name {current}: {peers.keys()}"
+            time.sleep(0.25)
         destroyed = janus.log_text().count("Destroying session")
         session.send("l")
         session.wait_for(lambda sc: "y" in sc and "leave" in sc.lower(), timeout=3, what="the leave question")
         session.send("y")
         assert session.wait_exit(10) == 0, screen
         assert session.modes_restored()
+        # The last report, written after leaving, still names them.
+        final = (read_report(report) or {}).get("peers") or {}
+        assert {name: (final.get(feed) or {}).get("display") for name, feed in current.items()} == {n: n for n in current}, final.keys()
         deadline = time.monotonic() + 5
         while janus.log_text().count("Destroying session") <= destroyed and time.monotonic() < deadline:
             time.sleep(0.2)

@@ -11,6 +11,9 @@ import Signaling
 /// each peer (and of each screen it shares) and the local preview; the status bar says when signaling is lost and when
 /// the next attempt is.
 struct CallScreen {
+    /// Names kept for `--report` (each at most a display name's 256 bytes): far more than a room's participants.
+    static let maxReportedNames = 1_024
+
     let session: RoomSession
     let serverLabel: String
     let color: ColorChoice
@@ -70,9 +73,20 @@ struct CallScreen {
         let startedAt = MediaPipeline.wallClock()
         let reportWriter = reportPath.map(PeriodicReportWriter.init(path:))
         let name = reportName
+        // The names the room gave the others (display names in a Janus room), for the report as `bot` writes them:
+        // read on this thread, where the room model lives, and kept after they leave (the last report names everyone
+        // it lists), up to a bound; past it, only those in the room now.
+        var known: [RemotePeerID: String] = [:]
+        func learnNames() {
+            let now: [RemotePeerID: String] = app.room.participants.reduce(into: [:]) { names, p in
+                if !p.isLocal, let given = p.name { names[RemotePeerID(p.id.rawValue)] = given }
+            }
+            known = known.count > Self.maxReportedNames ? now : known.merging(now) { $1 }
+        }
         defer {
+            learnNames()
             session.leave()
-            reportWriter?.writeNow(CallReport(session: session, name: name, startedAt: startedAt, endReason: "left"))
+            reportWriter?.writeNow(CallReport(session: session, name: name, startedAt: startedAt, endReason: "left", names: known))
         }
         return try app.run { now in
             var update = feed.update(now: now)
@@ -82,8 +96,9 @@ struct CallScreen {
             if session.endReason != nil { update.exit = 1 }
             if let reportWriter, now - lastReport >= 2 {
                 lastReport = now
-                reportWriter.writeInBackground { [session] in
-                    CallReport(session: session, name: name, startedAt: startedAt, endReason: "running")
+                learnNames()
+                reportWriter.writeInBackground { [session, known] in
+                    CallReport(session: session, name: name, startedAt: startedAt, endReason: "running", names: known)
                 }
             }
             return update
