@@ -282,10 +282,13 @@ enum RelayedSignal {
                      stuckTo - stuckFrom, queued, phantoms, slowestSend * 1000, stuckAtB, baselineAtB, stuckAtA, lateness)
               + "; all gaps ≥ 50 ms at b: \(atB.transport.mediaGaps.map { Int($0.milliseconds) })")
         #expect(phantoms == 20, "a's event thread went on making offers")
-        // No gap over 100 ms, beyond what the machine's own scheduling delays explain (none on an idle machine).
+        // No send waits over 100 ms beyond what the machine's own scheduling delays explain (none on an idle machine).
+        // Media gets 250 ms: the sentinel sleeps on one thread, while the media path runs several, and on a machine
+        // busy with the rest of the suite one of them was seen starved 190 ms while the sentinel saw 63 ms (0 ms
+        // alone). An event thread held up by the stuck server would stop the media for the whole 5 s.
         #expect(slowestSend * 1000 < 100 + lateness, "a send waited \(slowestSend) s")
-        #expect(stuckAtB < 100 + lateness, "a's media to b paused \(stuckAtB) ms while signaling was stuck")
-        #expect(stuckAtA < 100 + lateness, "b's media at a paused \(stuckAtA) ms while signaling was stuck")
+        #expect(stuckAtB < 250 + lateness, "a's media to b paused \(stuckAtB) ms while signaling was stuck")
+        #expect(stuckAtA < 250 + lateness, "b's media at a paused \(stuckAtA) ms while signaling was stuck")
         #expect(atB.video.framesDecoded > 0 && atB.transport.state == .connected)
         #expect(sendFailures.load(ordering: .relaxed) == 0)
         #expect(!clientA.isClosed)
