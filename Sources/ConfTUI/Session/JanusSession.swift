@@ -140,7 +140,7 @@ final class JanusSession: RoomSession {
             return c.sessionID
         }
         let discard = lostSessions.withLock { list in
-            if let previous { list = Array((list + [previous]).suffix(4)) }
+            if let previous { list = Array((list + [previous]).suffix(JanusVideoRoomClient.maxDiscarded)) }
             return list
         }
         deadline.withLock { $0 = nil }

@@ -90,8 +90,11 @@ public struct JanusVideoRoomClient: Sendable {
     public let configuration: JanusVideoRoomConfiguration
     private(set) var phase = Phase.idle
     private var session: UInt64?
-    /// Lost sessions we asked Janus to destroy (`.discard`, the last few): their answers are logged, not taken for ours.
+    /// Lost sessions we asked Janus to destroy (`.discard`, the last `maxDiscarded`): their answers are logged, not
+    /// taken for ours.
     private var discarded: [UInt64] = []
+    /// How many lost sessions are remembered (here, and by a driver between clients): a few rejoins in a row.
+    public static let maxDiscarded = 4
     private var publisherHandle: UInt64?
     /// Our publisher id in the room, once joined.
     public private(set) var feed: UInt64?
@@ -212,7 +215,7 @@ public struct JanusVideoRoomClient: Sendable {
         guard phase.isActive, old != session, (1...UInt64(JanusChecked.maxID)).contains(old) else {
             return [.log("not discarding session \(old): no connection to Janus, or not a lost session")]
         }
-        discarded = Array((discarded + [old]).suffix(4))
+        discarded = Array((discarded + [old]).suffix(Self.maxDiscarded))
         // Outside `transactions`: nothing waits for the answer, and a timeout of it would be no failure of ours.
         return [.send(JanusRequest.destroy(session: old, transaction: "discard-\(old)"))]
     }
